@@ -1,0 +1,17 @@
+"""ddx: parse an expression, build PyTorch's autograd graph on numpy, and show every gradient."""
+
+__version__ = "0.1.0"
+__all__ = ["trace", "Trace", "DdxError", "__version__"]
+
+
+def __getattr__(name):
+    # Deferred so that `import ddx` (and the CLI's start-up) pays for numpy/Lark only when used.
+    if name in ("trace", "Trace"):
+        from . import api
+
+        return getattr(api, name)
+    if name == "DdxError":
+        from .errors import DdxError
+
+        return DdxError
+    raise AttributeError(f"module 'ddx' has no attribute {name!r}")

@@ -1,0 +1,5 @@
+"""`python -m ddx`."""
+
+from .cli import main
+
+main(prog_name="ddx")

@@ -1,0 +1,194 @@
+"""Library use (SPEC §7): ``ddx.trace(text, **bindings)`` builds the graph; ``.backward()`` fills grads."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from . import autograd
+from .errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
+from .program import DTYPES, Evaluator
+from .syntax import parse
+from .tensor import Tensor
+
+OUTPUT_NAME = "out"
+DISPLAY_OP = {"pow_scalar": "pow", "rpow_scalar": "pow", "dot": "matmul", "mv": "matmul",
+              "vm": "matmul", "mm": "matmul"}
+
+
+def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
+    """Evaluate a constant expression (``[2,4]``, ``pi/4``) to an array of ``dtype``."""
+    try:
+        program = parse(text)
+        ev = Evaluator(program, {}, dtype=dtype)
+        value = ev.run()
+    except DdxError as exc:
+        raise DdxUsageError(f"{what} {text!r}: {exc.message}") from None
+    if not isinstance(value, Tensor) or not value.const:
+        raise DdxUsageError(f"{what} {text!r} is not a constant (numbers, pi, e, [..] literals)")
+    return np.array(value.value, dtype=dtype)
+
+
+def _names(spec: str | Iterable[str] | None) -> list[str] | None:
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return [s.strip() for s in spec.split(",") if s.strip()]
+    return list(spec)
+
+
+class Trace:
+    """One evaluated program: its graph, output, and (after ``backward``) every leaf's gradient."""
+
+    def __init__(self, source: str, bindings: Mapping[str, Any] | None = None, *,
+                 wrt: str | Iterable[str] | None = None,
+                 no_grad: str | Iterable[str] | None = None,
+                 dtype: str = "float64", retain_grad: bool = False) -> None:
+        if dtype not in ("float64", "float32"):
+            raise DdxUsageError(f"--dtype must be float64 or float32, not {dtype!r}")
+        self.source = source
+        self.dtype = np.dtype(DTYPES[dtype])
+        self.wrt = _names(wrt)
+        self.no_grad = set(_names(no_grad) or ())
+        self.retain_grad = retain_grad
+        self.program = parse(source)
+        self.evaluator = Evaluator(self.program, {}, dtype=self.dtype,
+                                   leaf_requires=self._requires)
+        self.backward_done = False
+        self.flow: dict = {}  # Function -> the gradient that reached its output
+        for name, value in (bindings or {}).items():
+            self.bind(name, value)
+        with autograd.fp_guard():
+            result = self.evaluator.run()
+        self.warnings = self.evaluator.warnings
+        self._check_names()
+        if not isinstance(result, Tensor):
+            raise DdxRuntimeError("the last statement must give a tensor value")
+        last = self.program.stmts[-1] if self.program.stmts else None
+        self.output_name = (last.target.value if last is not None and last.kind == "assign"
+                            and last.target.kind == "name" else OUTPUT_NAME)
+        self.output = result
+        if retain_grad:
+            for t in self.evaluator.nodes:
+                if t.grad_fn is not None:
+                    t.retains_grad = True
+
+    def _requires(self, name: str) -> bool:
+        if name in self.no_grad:
+            return False
+        return self.wrt is None or name in self.wrt
+
+    def bind(self, name: str, value: Any) -> None:
+        if not name.isidentifier():
+            raise DdxUsageError(f"bad binding name {name!r}")
+        if isinstance(value, str):
+            arr = constant(value, dtype=self.dtype, what=f"binding {name}=")
+        else:
+            arr = np.array(value, dtype=self.dtype)
+        self.evaluator.env[name] = self.evaluator.make_leaf(name, arr)
+
+    def _check_names(self) -> None:
+        known = set(self.evaluator.env)
+        for flag, names in (("--wrt", self.wrt or ()), ("--no-grad", self.no_grad)):
+            for n in names:
+                if n not in known:
+                    close = suggest(n, known)
+                    raise DdxUsageError(f"{flag} names '{n}', which is not a variable" +
+                                        (f"; did you mean '{close}'?" if close else ""),
+                                        hint="variables: " + ", ".join(sorted(known)))
+
+    # --- results ------------------------------------------------------------------------
+    @property
+    def leaves(self) -> dict[str, Tensor]:
+        """Named leaves that require grad, in binding then assignment order."""
+        return {name: t for name, t in self.evaluator.env.items()
+                if isinstance(t, Tensor) and t.is_leaf and t.requires_grad}
+
+    @property
+    def nodes(self) -> list[Tensor]:
+        return self.evaluator.nodes
+
+    def backward(self, grad_output: Any = None, *, retain_graph: bool = False) -> Trace:
+        if isinstance(grad_output, str):
+            grad_output = (np.ones_like(self.output.value) if grad_output.strip() == "ones"
+                           else constant(grad_output, dtype=self.dtype, what="--grad-output"))
+        with autograd.fp_guard():
+            autograd.backward(self.output, grad_output, retain_graph=retain_graph,
+                              record=self.flow)
+        self.warnings.extend(msg for _, msg in autograd.WARNINGS)
+        autograd.WARNINGS.clear()
+        self.backward_done = True
+        return self
+
+    @property
+    def value(self) -> np.ndarray:
+        return self.output.value
+
+    @property
+    def grads(self) -> dict[str, np.ndarray | None]:
+        return {name: t.grad for name, t in self.leaves.items()}
+
+    def grad_of(self, t: Tensor) -> np.ndarray | None:
+        """The gradient that reached ``t`` in the last backward (leaves: their .grad)."""
+        if t.grad_fn is not None:
+            return self.flow.get(t.grad_fn)
+        return t.grad
+
+    def node_ids(self) -> dict[int, int]:
+        return {id(t): i for i, t in enumerate(self.nodes)}
+
+    def to_json(self) -> dict:
+        ids = self.node_ids()
+        nodes = []
+        for i, t in enumerate(self.nodes):
+            nodes.append({
+                "id": i,
+                "name": t.display,
+                "op": DISPLAY_OP.get(t.op, "stack" if t.op.startswith("stack") else t.op),
+                "grad_fn": t.grad_fn.name if t.grad_fn is not None else None,
+                "inputs": [ids[id(s)] for s in t.inputs if id(s) in ids],
+                "value": jsonable(t.value),
+                "shape": list(t.value.shape),
+                "requires_grad": t.requires_grad,
+                "is_leaf": t.is_leaf,
+                "grad": jsonable(self.grad_of(t)),
+            })
+        out = self.output
+        return {
+            "output": self.output_name,
+            "value": jsonable(out.value),
+            "shape": list(out.value.shape),
+            "dtype": str(out.value.dtype),
+            "grad_fn": out.grad_fn.name if out.grad_fn is not None else None,
+            "gradients": {n: (jsonable(g) if g is not None else None)
+                          for n, g in self.grads.items()},
+            "nodes": nodes,
+            "warnings": list(self.warnings),
+        }
+
+
+def jsonable(value: np.ndarray | None) -> Any:
+    """Nested lists of Python numbers; nan/inf become the strings "nan", "inf", "-inf"."""
+    if value is None:
+        return None
+    arr = np.asarray(value)
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        obj = arr.astype(object)
+        obj[np.isnan(arr)] = "nan"
+        obj[np.isposinf(arr)] = "inf"
+        obj[np.isneginf(arr)] = "-inf"
+        return obj.tolist()
+    return arr.tolist()
+
+
+def trace(source: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> Trace:
+    """Parse and evaluate ``source``; keyword arguments that are not options are bindings.
+
+    >>> g = trace("(w*x+b)^2", w=3, x=2, b=1); g.backward(); g.grads["w"]
+    """
+    options = {k: kwargs.pop(k) for k in ("wrt", "no_grad", "dtype", "retain_grad")
+               if k in kwargs}
+    merged = dict(bindings or {})
+    merged.update(kwargs)
+    return Trace(source, merged, **options)

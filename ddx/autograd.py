@@ -1,0 +1,177 @@
+"""Reverse mode: recording op applications, and backward() over an iterative topological order."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .errors import DdxRuntimeError
+from .ops import Op
+from .tensor import Function, Tensor
+
+
+class _GradMode:
+    """Global grad mode, as torch.is_grad_enabled(); ``no_grad`` flips it."""
+
+    enabled = True
+
+
+GRAD_MODE = _GradMode()
+
+# Floating-point events (divide by zero, invalid, overflow) reported by numpy's errstate 'call'
+# hook while ddx evaluates; apply() turns them into warnings naming the node.
+_FP_EVENTS: list[str] = []
+WARNINGS: list[tuple[str, str]] = []  # (node label, message), drained by the caller
+
+
+def fp_handler(kind: str, flag: int) -> None:
+    _FP_EVENTS.append(kind)
+
+
+def fp_guard():
+    """The errstate under which ddx evaluates: domain problems are recorded, never raised."""
+    return np.errstate(call=fp_handler, divide="call", over="call", invalid="call", under="ignore")
+
+
+def _describe(value: np.ndarray) -> str:
+    nan = int(np.count_nonzero(np.isnan(value)))
+    inf = int(np.count_nonzero(np.isinf(value)))
+    if value.ndim == 0:
+        return "nan" if nan else ("inf" if value > 0 else "-inf") if inf else "a finite value"
+    parts = [f"{nan} nan" if nan else "", f"{inf} inf" if inf else ""]
+    return " and ".join(p for p in parts if p) or "finite values"
+
+
+def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: str | None = None,
+          label: str | None = None, span: tuple[int, int] | None = None) -> Tensor:
+    """Run ``op`` forward on ``inputs`` and record it in the graph when any input requires grad."""
+    kw = kw or {}
+    args = [t.value.item() if t.weak else t.value for t in inputs]
+    value = op.fn(*args, **kw)
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
+    requires = GRAD_MODE.enabled and any(t.requires_grad for t in inputs)
+    out = Tensor(value, requires, label=label, span=span,
+                 weak=all(t.weak for t in inputs) and value.ndim == 0 and not requires)
+    if requires:
+        out.grad_fn = Function(op, grad_fn or op.grad_fn, tuple(inputs), kw, out)
+    if _FP_EVENTS:
+        what = ", ".join(sorted(set(_FP_EVENTS)))
+        _FP_EVENTS.clear()
+        node = grad_fn or op.grad_fn
+        WARNINGS.append((label or op.name,
+                         f"{label or op.name} gives {_describe(value)} ({what}) at {node}"))
+    return out
+
+
+def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum a gradient down to an input's shape: undo numpy/PyTorch broadcasting."""
+    if g.shape == shape:
+        return g
+    extra = g.ndim - len(shape)
+    if extra:
+        g = g.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g
+
+
+def _accumulate(t: Tensor, g: np.ndarray) -> None:
+    t.grad = np.array(g, dtype=t.value.dtype) if t.grad is None else np.asarray(t.grad + g)
+
+
+def initial_grad(root: Tensor, grad_output: np.ndarray | None) -> np.ndarray:
+    if grad_output is None:
+        if root.value.size != 1:
+            raise DdxRuntimeError("grad can be implicitly created only for scalar outputs",
+                                  hint="pass --grad-output ones (the gradient= argument of "
+                                       "backward()) to weight the outputs")
+        return np.ones_like(root.value)
+    g = np.asarray(grad_output, dtype=root.value.dtype)
+    if g.shape != root.value.shape:
+        raise DdxRuntimeError(
+            f"Mismatch in shape: grad_output[0] has a shape of {torch_size(g.shape)} and "
+            f"output[0] has a shape of {torch_size(root.value.shape)}.")
+    return g
+
+
+def torch_size(shape: tuple[int, ...]) -> str:
+    return f"torch.Size([{', '.join(str(n) for n in shape)}])"
+
+
+def graph_order(root: Function) -> dict[Function, int]:
+    """For every Function reachable from ``root``, how many consumers feed it a gradient."""
+    deps: dict[Function, int] = {}
+    stack = [root]
+    seen = {root}
+    while stack:
+        fn = stack.pop()
+        for t in fn.inputs:
+            f = t.grad_fn
+            if f is not None and t.requires_grad:
+                deps[f] = deps.get(f, 0) + 1
+                if f not in seen:
+                    seen.add(f)
+                    stack.append(f)
+    return deps
+
+
+FREED_TEXT = ("Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the graph "
+              "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+              "you need to backward through the graph a second time or if you need to access saved "
+              "tensors after calling backward.")
+
+
+def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
+             retain_graph: bool = False, record: dict | None = None) -> None:
+    """Accumulate d(root)/d(leaf) into every leaf's ``.grad``, as ``root.backward()`` does.
+
+    ``record``, when given, receives the total gradient arriving at every Function's output."""
+    if not root.requires_grad:
+        raise DdxRuntimeError("element 0 of tensors does not require grad and does not have a "
+                              "grad_fn")
+    g0 = initial_grad(root, grad_output)
+    if root.grad_fn is None:
+        _accumulate(root, g0)
+        return
+    deps = graph_order(root.grad_fn)
+    for fn in (root.grad_fn, *deps):
+        if fn.freed and fn.op.saves:
+            raise DdxRuntimeError(FREED_TEXT)
+    pending: dict[Function, np.ndarray] = {root.grad_fn: g0}
+    ready = [root.grad_fn]
+    while ready:
+        fn = ready.pop()
+        g = pending.pop(fn)
+        out = fn.output
+        if out.retains_grad:
+            _accumulate(out, g)
+        if record is not None:
+            record[fn] = g
+        args = [t.value.item() if t.weak else t.value for t in fn.inputs]
+        for i, t in enumerate(fn.inputs):
+            if not t.requires_grad:
+                continue
+            gi = fn.op.vjp[i](g, out.value, *args, **fn.kw)
+            if _FP_EVENTS:
+                _FP_EVENTS.clear()
+                WARNINGS.append((fn.name, f"the gradient through {fn.name} ({out.label or fn.name})"
+                                          f" for input {i} gives {_describe(np.asarray(gi))}"))
+            if type(gi) is not np.ndarray:
+                gi = np.asarray(gi)
+            gi = unbroadcast(gi, t.value.shape)
+            if gi.dtype != t.value.dtype:
+                gi = gi.astype(t.value.dtype)
+            f = t.grad_fn
+            if f is None:
+                _accumulate(t, gi)
+                continue
+            pending[f] = np.asarray(pending[f] + gi) if f in pending else gi
+            deps[f] -= 1
+            if deps[f] == 0:
+                ready.append(f)
+        if not retain_graph:
+            fn.freed = True

@@ -1,0 +1,145 @@
+"""The ddx command: thin Click commands; the one place where errors become exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from . import __version__
+from .errors import DdxError, DdxUsageError, format_error
+
+EXAMPLES = """\b
+Examples:
+  ddx "(w*x+b)^2" w=3 x=2 b=1           value 49; dL/dw=28, dL/dx=42, dL/db=14
+  ddx "w*x + b" w=3 x=[2,4] b=1 --grad-output ones
+  ddx "sum(sin(x)^2)" x=[0.1,0.2,0.3] --json
+  ddx "y = w*x; L = y^2" w=3 x=2 --wrt w --retain-grad
+  ddx repl                              a PyTorch autograd playground
+  ddx run lesson.ddx                    run a REPL script
+  ddx batch jobs.txt                    one job per line, JSON Lines out
+"""
+
+
+def _stdout_console(no_color: bool):
+    from rich.console import Console
+
+    color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    return Console(no_color=not color, highlight=False, soft_wrap=False,
+                   color_system="auto" if color else None)
+
+
+def fail(exc: DdxError, *, as_json: bool = False) -> None:
+    """Report a ddx error the one way the SPEC wants, and exit with its code."""
+    if as_json:
+        click.echo(json.dumps({"error": exc.to_json()}))
+    click.echo(format_error(exc), err=True)
+    sys.exit(exc.exit_code)
+
+
+def guarded(fn):
+    """Run a command body so that no Python traceback reaches a user (unless --debug)."""
+    def wrapper(*args, **kwargs):
+        debug = kwargs.get("debug", False)
+        as_json = kwargs.get("as_json", False)
+        try:
+            return fn(*args, **kwargs)
+        except DdxError as exc:
+            if debug:
+                raise
+            fail(exc, as_json=as_json)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:
+            sys.exit(0)
+        except RecursionError:
+            fail(DdxError("input nested too deeply"), as_json=as_json)
+        except Exception as exc:  # noqa: BLE001 - the boundary: turned into one line
+            if debug:
+                raise
+            fail(DdxError(f"internal error: {type(exc).__name__}: {exc}",
+                          hint="please report this input; --debug shows the traceback"),
+                 as_json=as_json)
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+class DefaultGroup(click.Group):
+    """`ddx EXPR ...` runs the hidden `eval` command; `ddx` alone on a terminal opens the REPL."""
+
+    def parse_args(self, ctx, args):
+        if not args:
+            if sys.stdin.isatty() and sys.stdout.isatty():
+                args = ["repl"]
+        elif args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["eval", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, epilog=EXAMPLES,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ddx")
+def main() -> None:
+    """ddx: differentiate an expression the way PyTorch's autograd would, and show every step.
+
+    ddx EXPR [NAME=VALUE ...] [options] evaluates EXPR, runs backward() and prints the forward
+    values, the grad_fn tree and every gradient. Run `ddx eval --help` for its options.
+    """
+
+
+def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    if not args:
+        raise DdxUsageError("missing expression", hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1')
+    expr, rest = args[0], args[1:]
+    bindings: dict[str, str] = {}
+    for item in rest:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip().isidentifier():
+            raise DdxUsageError(f"expected NAME=VALUE, got {item!r}",
+                                hint="quote the expression if it contains spaces, e.g. "
+                                     "ddx \"w * x\" w=3 x=2")
+        bindings[name.strip()] = value
+    return expr, bindings
+
+
+@main.command("eval", hidden=True, epilog=EXAMPLES,
+              context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--wrt", metavar="A,B", help="Only these variables require grad.")
+@click.option("--no-grad", "no_grad", metavar="A,B", help="These variables are data.")
+@click.option("--grad-output", metavar="VALUE",
+              help="The gradient= argument of backward() for a non-scalar output ('ones').")
+@click.option("--retain-grad", is_flag=True, help="Keep and show intermediate gradients.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
+              show_default=True)
+@click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
+@click.option("--debug", is_flag=True, hidden=True)
+@guarded
+def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, as_json, dtype, no_color, debug):
+    """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
+    for a in args:
+        if a.startswith("--") and "=" not in a.split("--", 1)[1][:1]:
+            raise DdxUsageError(f"no such option: {a}", hint="see ddx --help")
+    expr, bindings = split_bindings(args)
+    from .api import Trace
+
+    trace = Trace(expr, bindings, wrt=wrt, no_grad=no_grad, dtype=dtype,
+                  retain_grad=retain_grad)
+    if trace.output.requires_grad:
+        trace.backward(grad_output)
+    if as_json:
+        click.echo(json.dumps(trace.to_json()))
+    else:
+        from .render import one_liner
+
+        _stdout_console(no_color).print(one_liner(trace))
+    for message in trace.warnings:
+        click.echo(f"warning: {message}", err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

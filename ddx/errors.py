@@ -1,0 +1,100 @@
+"""Typed ddx errors: each carries a source span and an optional hint; exit codes are chosen in cli.py."""
+
+from __future__ import annotations
+
+
+class DdxError(Exception):
+    """An error a user caused; ``kind`` names it in JSON output."""
+
+    kind = "Error"
+    exit_code = 1
+
+    def __init__(self, message: str, *, start: int | None = None, end: int | None = None,
+                 hint: str | None = None, source: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.start = start
+        self.end = end
+        self.hint = hint
+        self.source = source
+
+    def at(self, start: int | None, end: int | None = None, source: str | None = None) -> DdxError:
+        """Attach a span if none is set yet; returns self so it can be raised inline."""
+        if self.start is None and start is not None:
+            self.start, self.end = start, end
+        if self.source is None:
+            self.source = source
+        return self
+
+    def location(self) -> tuple[int | None, int | None]:
+        """1-based (line, column) of the span start, when known."""
+        if self.start is None or self.source is None:
+            return None, None
+        before = self.source[: self.start]
+        line = before.count("\n") + 1
+        column = self.start - (before.rfind("\n") + 1) + 1
+        return line, column
+
+    def to_json(self) -> dict:
+        line, column = self.location()
+        out = {"type": self.kind, "message": self.message, "line": line, "column": column}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
+class DdxSyntaxError(DdxError):
+    kind = "SyntaxError"
+    exit_code = 2
+
+
+class DdxUsageError(DdxError):
+    kind = "UsageError"
+    exit_code = 2
+
+
+class DdxNameError(DdxError):
+    kind = "NameError"
+
+
+class DdxTypeError(DdxError):
+    kind = "TypeError"
+
+
+class DdxShapeError(DdxError):
+    kind = "ShapeError"
+
+
+class DdxValueError(DdxError):
+    kind = "ValueError"
+
+
+class DdxRuntimeError(DdxError):
+    """PyTorch's RuntimeError situations, worded as PyTorch words them."""
+
+    kind = "RuntimeError"
+
+
+def suggest(word: str, choices) -> str | None:
+    """The closest of ``choices`` to ``word``, for a 'did you mean' hint."""
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def format_error(exc: DdxError) -> str:
+    """``error: ...``, then for a located error the source line with a caret, then the hint."""
+    lines = [f"error: {exc.message}"]
+    line, column = exc.location()
+    if line is not None and exc.source is not None:
+        text = exc.source.split("\n")[line - 1]
+        prefix = f"  {line} | " if exc.source.count("\n") > 0 else "  "
+        width = 1
+        if exc.end is not None and exc.start is not None and exc.end > exc.start:
+            width = max(1, min(exc.end - exc.start, len(text) - column + 1))
+        lines.append(prefix + text)
+        lines.append(" " * (len(prefix) + column - 1) + "^" * width)
+    if exc.hint:
+        lines.append(f"hint: {exc.hint}")
+    return "\n".join(lines)

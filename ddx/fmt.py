@@ -1,0 +1,43 @@
+"""Plain-text number formatting shared by the renderers: short, exact where it matters, summarised."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def number(v) -> str:
+    """A scalar: the shortest text that reads back as the same float (42, 0.5, nan)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    f = float(v)
+    if f != f:
+        return "nan"
+    if f in (float("inf"), float("-inf")):
+        return "inf" if f > 0 else "-inf"
+    if f.is_integer() and abs(f) < 1e16:
+        return str(int(f))
+    return repr(f)
+
+
+def short(v) -> str:
+    return "%.6g" % v if isinstance(v, (float, np.floating)) else str(v)
+
+
+def value(arr, *, threshold: int = 12, width: int = 60) -> str:
+    """A value for a table cell: scalars exactly, arrays summarised with '...'."""
+    if arr is None:
+        return "None"
+    a = np.asarray(arr)
+    if a.ndim == 0:
+        return number(a.item())
+    return np.array2string(a, threshold=threshold, edgeitems=3, separator=", ",
+                           max_line_width=width, formatter={"float_kind": short})
+
+
+def shape(arr) -> str:
+    return "(" + ", ".join(str(n) for n in np.shape(arr)) + ("," if np.ndim(arr) == 1 else "") + ")"
+
+
+def nonfinite(arr) -> bool:
+    a = np.asarray(arr)
+    return a.dtype.kind == "f" and not bool(np.isfinite(a).all())

@@ -1,0 +1,264 @@
+"""THE op table: for every primitive its numpy forward, one VJP per input, its JVP and PyTorch's grad_fn name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+LN2 = float(np.log(2.0))
+LN10 = float(np.log(10.0))
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One primitive. VJPs take ``(g, out, *inputs, **kw)``; the engine undoes broadcasting."""
+
+    name: str
+    grad_fn: str
+    fn: Callable
+    vjp: tuple[Callable, ...]
+    jvp: Callable | None = None  # (tangents, out, *inputs, **kw); None: elementwise, sum of vjp(t)
+    saves: bool = True  # keeps inputs for backward, so a second backward through it fails
+    elementwise: bool = True
+
+    @property
+    def arity(self) -> int:
+        return len(self.vjp)
+
+
+OPS: dict[str, Op] = {}
+
+
+def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | None = None,
+       saves: bool = True, elementwise: bool = True) -> Op:
+    row = Op(name, grad_fn, fn, tuple(vjp), jvp, saves, elementwise)
+    OPS[name] = row
+    return row
+
+
+def _where0(cond, value):
+    """``value`` with zeros where ``cond`` holds; keeps scalars as 0-d arrays."""
+    return np.where(cond, 0.0, value).astype(np.result_type(value), copy=False)
+
+
+def _expand(g, shape, dim):
+    """Broadcast a reduced gradient back over the reduced axis (or all axes)."""
+    if dim is not None:
+        g = np.expand_dims(g, dim)
+    return np.broadcast_to(g, shape)
+
+
+def _maximum_vjp(g, out, a, b, *, first):
+    mine, other = (a, b) if first else (b, a)
+    share = np.where(mine == other, g / 2, g)
+    return np.where(mine < other, 0.0, share)
+
+
+def _minimum_vjp(g, out, a, b, *, first):
+    mine, other = (a, b) if first else (b, a)
+    share = np.where(mine == other, g / 2, g)
+    return np.where(mine > other, 0.0, share)
+
+
+def _pow_base_vjp(g, out, a, b):
+    # PyTorch: exponent == 0 gives 0, even where base ** -1 is inf.
+    return np.where(b == 0, 0.0, g * b * np.power(a, b - 1))
+
+
+def _pow_exp_vjp(g, out, a, b):
+    # PyTorch masks base == 0 with exponent >= 0 to 0 (log(0) would make 0 * -inf = nan).
+    return np.where((a == 0) & (b >= 0), 0.0, g * out * np.log(a))
+
+
+def _softplus(a):
+    return np.where(a > 20, a, np.log1p(np.exp(np.minimum(a, 20))))
+
+
+def _softplus_vjp(g, out, a):
+    z = np.exp(np.minimum(a, 20))
+    return np.where(a > 20, g, g * z / (z + 1))
+
+
+def _sigmoid(a):
+    # Split by sign so exp never overflows.
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _extreme_vjp(g, out, a, dim=None, *, argfn=None):
+    """max/min: the full reduction shares g among ties (PyTorch's evenly_distribute_backward);
+    with dim, g goes to the index the forward picked."""
+    if dim is None:
+        mask = a == out
+        return g * mask / np.count_nonzero(mask)
+    idx = np.expand_dims(argfn(a, axis=dim), dim)
+    grad = np.zeros(a.shape, dtype=np.result_type(g))
+    np.put_along_axis(grad, idx, np.expand_dims(g, dim), axis=dim)
+    return grad
+
+
+def _extreme_jvp(ts, out, a, dim=None, *, argfn=None):
+    (t,) = ts
+    if dim is None:
+        mask = a == out
+        return np.sum(t * mask) / np.count_nonzero(mask)
+    idx = np.expand_dims(argfn(a, axis=dim), dim)
+    return np.squeeze(np.take_along_axis(np.broadcast_to(t, a.shape), idx, axis=dim), dim)
+
+
+def _norm_vjp(g, out, a, dim=None):
+    o = out if dim is None else np.expand_dims(out, dim)
+    gg = g if dim is None else np.expand_dims(g, dim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(o == 0, 0.0, gg * a / o)
+
+
+def _norm_jvp(ts, out, a, dim=None):
+    (t,) = ts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(out == 0, 0.0, np.sum(a * t, axis=dim) / out)
+
+
+def _logsumexp(a, dim=None):
+    m = np.max(a, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    return s.reshape(np.sum(a, axis=dim).shape) if dim is not None else s.reshape(())
+
+
+def _logsumexp_vjp(g, out, a, dim=None):
+    o = out if dim is None else np.expand_dims(out, dim)
+    gg = g if dim is None else np.expand_dims(g, dim)
+    return gg * np.exp(a - o)
+
+
+def _logsumexp_jvp(ts, out, a, dim=None):
+    (t,) = ts
+    o = out if dim is None else np.expand_dims(out, dim)
+    return np.sum(np.exp(a - o) * t, axis=dim)
+
+
+def _linear(fn):
+    """JVP of an op that is linear in its single input: apply it to the tangent."""
+    return lambda ts, out, a, **kw: fn(np.broadcast_to(ts[0], np.shape(a)), **kw)
+
+
+def _bilinear(fn):
+    """JVP of an op linear in each of two inputs (products): f(ta, b) + f(a, tb)."""
+    def jvp(ts, out, a, b):
+        ta, tb = ts
+        parts = [fn(ta, b) if ta is not None else None, fn(a, tb) if tb is not None else None]
+        parts = [p for p in parts if p is not None]
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    return jvp
+
+
+# --- arithmetic ---------------------------------------------------------------------------
+op("add", "AddBackward0", np.add, lambda g, o, a, b: g, lambda g, o, a, b: g, saves=False)
+op("sub", "SubBackward0", np.subtract, lambda g, o, a, b: g, lambda g, o, a, b: -g, saves=False)
+op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False)
+op("mul", "MulBackward0", np.multiply, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a)
+op("div", "DivBackward0", np.divide, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b)
+op("neg", "NegBackward0", np.negative, lambda g, o, a: -g, saves=False)
+op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o)
+op("pow", "PowBackward1", np.power, _pow_base_vjp, _pow_exp_vjp)
+op("pow_scalar", "PowBackward0", lambda a, *, exponent: np.power(a, exponent),
+   lambda g, o, a, *, exponent: (g * 0 if exponent == 0
+                                 else g * (2 * a if exponent == 2 else exponent * np.power(a, exponent - 1))))
+op("rpow_scalar", "PowBackward2", lambda a, *, base: np.power(base, a),
+   lambda g, o, a, *, base: (np.where(a >= 0, 0.0, g * o * np.log(base)) if base == 0
+                             else g * o * np.log(base)))
+op("maximum", "MaximumBackward0", np.maximum,
+   lambda g, o, a, b: _maximum_vjp(g, o, a, b, first=True),
+   lambda g, o, a, b: _maximum_vjp(g, o, a, b, first=False))
+op("minimum", "MinimumBackward0", np.minimum,
+   lambda g, o, a, b: _minimum_vjp(g, o, a, b, first=True),
+   lambda g, o, a, b: _minimum_vjp(g, o, a, b, first=False))
+
+# --- elementwise functions: forward, then the derivative (reusing the result where it can) ---
+op("abs", "AbsBackward0", np.abs, lambda g, o, a: g * np.sign(a))
+op("sqrt", "SqrtBackward0", np.sqrt, lambda g, o, a: g / (2 * o))
+op("exp", "ExpBackward0", np.exp, lambda g, o, a: g * o)
+op("log", "LogBackward0", np.log, lambda g, o, a: g / a)
+op("log2", "Log2Backward0", np.log2, lambda g, o, a: g / (a * LN2))
+op("log10", "Log10Backward0", np.log10, lambda g, o, a: g / (a * LN10))
+op("sin", "SinBackward0", np.sin, lambda g, o, a: g * np.cos(a))
+op("cos", "CosBackward0", np.cos, lambda g, o, a: -g * np.sin(a))
+op("tan", "TanBackward0", np.tan, lambda g, o, a: g * (1 + o * o))
+op("asin", "AsinBackward0", np.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a))
+op("acos", "AcosBackward0", np.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a))
+op("atan", "AtanBackward0", np.arctan, lambda g, o, a: g / (1 + a * a))
+op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a))
+op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a))
+op("tanh", "TanhBackward0", np.tanh, lambda g, o, a: g * (1 - o * o))
+op("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, o, a: g * o * (1 - o))
+op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o > 0))
+op("softplus", "SoftplusBackward0", _softplus, _softplus_vjp)
+
+# --- reductions (dim=None reduces everything) ---------------------------------------------
+op("sum", "SumBackward0", lambda a, dim=None: np.sum(a, axis=dim),
+   lambda g, o, a, dim=None: _expand(g, a.shape, dim),
+   jvp=_linear(lambda t, dim=None: np.sum(t, axis=dim)), saves=False, elementwise=False)
+op("mean", "MeanBackward0", lambda a, dim=None: np.mean(a, axis=dim),
+   lambda g, o, a, dim=None: _expand(g / (a.size if dim is None else a.shape[dim]), a.shape, dim),
+   jvp=_linear(lambda t, dim=None: np.mean(t, axis=dim)), saves=False, elementwise=False)
+op("max", "MaxBackward1", lambda a, dim=None: np.max(a, axis=dim),
+   lambda g, o, a, dim=None: _extreme_vjp(g, o, a, dim, argfn=np.argmax),
+   jvp=lambda ts, o, a, dim=None: _extreme_jvp(ts, o, a, dim, argfn=np.argmax), elementwise=False)
+op("min", "MinBackward1", lambda a, dim=None: np.min(a, axis=dim),
+   lambda g, o, a, dim=None: _extreme_vjp(g, o, a, dim, argfn=np.argmin),
+   jvp=lambda ts, o, a, dim=None: _extreme_jvp(ts, o, a, dim, argfn=np.argmin), elementwise=False)
+op("norm", "LinalgVectorNormBackward0", lambda a, dim=None: np.sqrt(np.sum(a * a, axis=dim)),
+   _norm_vjp, jvp=_norm_jvp, elementwise=False)
+op("logsumexp", "LogsumexpBackward0", _logsumexp, _logsumexp_vjp, jvp=_logsumexp_jvp,
+   elementwise=False)
+
+# --- products and shape ops ---------------------------------------------------------------
+op("dot", "DotBackward0", np.dot, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
+   jvp=_bilinear(np.dot), elementwise=False)
+op("mv", "MvBackward0", np.matmul, lambda g, o, a, b: np.outer(g, b), lambda g, o, a, b: a.T @ g,
+   jvp=_bilinear(np.matmul), elementwise=False)
+op("vm", "SqueezeBackward4", np.matmul, lambda g, o, a, b: b @ g, lambda g, o, a, b: np.outer(a, g),
+   jvp=_bilinear(np.matmul), elementwise=False)
+op("mm", "MmBackward0", np.matmul, lambda g, o, a, b: g @ b.T, lambda g, o, a, b: a.T @ g,
+   jvp=_bilinear(np.matmul), elementwise=False)
+op("transpose", "TransposeBackward0", np.transpose, lambda g, o, a: np.transpose(g),
+   jvp=_linear(np.transpose), saves=False, elementwise=False)
+
+
+def _scatter(g, shape, key):
+    grad = np.zeros(shape, dtype=np.result_type(g))
+    grad[key] = g
+    return grad
+
+
+op("select", "SelectBackward0", lambda a, *, key: a[key],
+   lambda g, o, a, *, key: _scatter(g, a.shape, key),
+   jvp=_linear(lambda t, *, key: t[key]), saves=False, elementwise=False)
+op("slice", "SliceBackward0", lambda a, *, key: a[key],
+   lambda g, o, a, *, key: _scatter(g, a.shape, key),
+   jvp=_linear(lambda t, *, key: t[key]), saves=False, elementwise=False)
+
+
+def _stack(*xs):
+    return np.stack(np.broadcast_arrays(*xs) if len({np.shape(x) for x in xs}) > 1 else xs)
+
+
+def stack_op(n: int) -> Op:
+    """torch.stack of n inputs (vector literals with variables in them)."""
+    name = f"stack{n}"
+    if name not in OPS:
+        vjps = tuple((lambda i: lambda g, o, *xs: g[i])(i) for i in range(n))
+        OPS[name] = Op(name, "StackBackward0", _stack, vjps,
+                       lambda ts, o, *xs: _stack(*[np.zeros(np.shape(x)) if t is None else t
+                                                   for t, x in zip(ts, xs)]),
+                       saves=False, elementwise=False)
+    return OPS[name]
+
+
+# Functions a user may call by name, with how many positional tensor arguments each takes.
+UNARY = ("abs sqrt exp log log2 log10 sin cos tan asin acos atan sinh cosh tanh sigmoid relu "
+         "softplus reciprocal").split()
+REDUCTIONS = ("sum", "mean", "max", "min", "norm", "logsumexp")

@@ -1,0 +1,629 @@
+"""Evaluation: the AST run over tensors with PyTorch's semantics, iteratively (post-order code)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from . import autograd
+from .autograd import GRAD_MODE, apply
+from .errors import (DdxError, DdxNameError, DdxRuntimeError, DdxShapeError, DdxTypeError,
+                     DdxValueError, suggest)
+from .ops import OPS, REDUCTIONS, UNARY, stack_op
+from .syntax import Ast, Program, Stmt
+from .tensor import AccumulateGrad, Function, Tensor
+
+DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "double": np.float64,
+          "float": np.float32, "long": np.int64, "bool": np.bool_}
+CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+DIM_GRAD_FN = {"sum": "SumBackward1", "mean": "MeanBackward1", "max": "MaxBackward0",
+               "min": "MinBackward0"}
+
+
+class NoGrad:
+    """The ``no_grad`` context: ``with no_grad: ...`` records no graph."""
+
+    def __repr__(self) -> str:
+        return "<torch.autograd.grad_mode.no_grad object>"
+
+
+class DType:
+    __slots__ = ("np",)
+
+    def __init__(self, np_dtype) -> None:
+        self.np = np.dtype(np_dtype)
+
+    def __repr__(self) -> str:
+        return f"torch.{self.np.name}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DType) and other.np == self.np
+
+    def __hash__(self) -> int:
+        return hash(self.np)
+
+
+class Namespace:
+    """``torch``: lets ``torch.tensor(...)`` and ``torch.float32`` be typed as in the seed."""
+
+    def __repr__(self) -> str:
+        return "<module 'torch'>"
+
+
+TORCH = Namespace()
+NO_GRAD = NoGrad()
+
+
+def weak(value: float | int | bool) -> Tensor:
+    """A Python-number constant (PyTorch's wrapped scalar)."""
+    t = Tensor(np.asarray(value), False, weak=True)
+    t.const = True
+    return t
+
+
+def _operands(node: Ast) -> list[Ast]:
+    """The sub-expressions a node evaluates first, in order."""
+    kids = list(node.kids)
+    if node.kind == "index":
+        for sub in node.value:
+            if isinstance(sub, tuple):
+                kids.extend(p for p in sub[1:] if p is not None)
+            else:
+                kids.append(sub)
+    if node.kw:
+        kids.extend(value for _, value, _ in node.kw)
+    return kids
+
+
+def compile_expr(root: Ast) -> list[Ast]:
+    """Post-order list of nodes: evaluating them in order with a value stack needs no recursion."""
+    code: list[Ast] = []
+    stack: list[tuple[Ast, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            code.append(node)
+            continue
+        stack.append((node, True))
+        for kid in reversed(_operands(node)):
+            stack.append((kid, False))
+    return code
+
+
+class Evaluator:
+    """Runs statements against an environment of names, recording every tensor it makes."""
+
+    def __init__(self, program: Program, env: dict[str, Any] | None = None, *,
+                 dtype=np.float64, leaf_requires: Callable[[str], bool] | None = None,
+                 repl: bool = False) -> None:
+        self.program = program
+        self.env: dict[str, Any] = {} if env is None else env
+        self.dtype = np.dtype(dtype)
+        self.leaf_requires = leaf_requires or (lambda name: True)
+        self.repl = repl
+        self.nodes: list[Tensor] = []
+        self.warnings: list[str] = []
+        self.printed: list[str] = []
+
+    # --- statements ---------------------------------------------------------------------
+    def run(self) -> Any:
+        """Run every statement; the value of the last one (a name's tensor for assignments)."""
+        result = None
+        for stmt in self.program.stmts:
+            result = self.run_stmt(stmt)
+        return result
+
+    def run_stmt(self, stmt: Stmt) -> Any:
+        try:
+            with autograd.fp_guard():
+                return self._run_stmt(stmt)
+        except DdxError as exc:
+            raise exc.at(stmt.start, stmt.end, self.program.source)
+        finally:
+            if autograd.WARNINGS:
+                self.warnings.extend(msg for _, msg in autograd.WARNINGS)
+                autograd.WARNINGS.clear()
+
+    def _run_stmt(self, stmt: Stmt) -> Any:
+        if stmt.kind == "with":
+            ctx = self.eval(stmt.value)
+            if not isinstance(ctx, NoGrad):
+                raise DdxTypeError("'with' takes no_grad (or torch.no_grad())",
+                                   start=stmt.value.start, end=stmt.value.end)
+            before = GRAD_MODE.enabled
+            GRAD_MODE.enabled = False
+            try:
+                result = None
+                for inner in stmt.body:
+                    result = self._run_stmt(inner)
+                return result
+            finally:
+                GRAD_MODE.enabled = before
+        value = self.eval(stmt.value)
+        if stmt.kind == "expr":
+            return value
+        return self.assign(stmt.target, value)
+
+    def assign(self, target: Ast, value: Any) -> Any:
+        if target.kind == "attr":
+            return self.set_attr(target, value)
+        if target.kind != "name":
+            raise DdxSyntaxLike("can only assign to a name", start=target.start, end=target.end)
+        name = target.value
+        if isinstance(value, Tensor):
+            if value.const:
+                value = self.make_leaf(name, value.value, start=target.start)
+            elif value.name is None and not value.weak:
+                value.name = name
+            elif value.weak:
+                value = self.make_leaf(name, value.value, start=target.start)
+        self.env[name] = value
+        return value
+
+    def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:
+        """A named leaf (x = 2, or a binding): float, requiring grad unless told otherwise."""
+        arr = np.array(raw, dtype=dtype or self.dtype)
+        t = Tensor(arr, False, name=name, span=(start, start) if start is not None else None)
+        t.requires_grad = self.leaf_requires(name) and GRAD_MODE.enabled
+        self.nodes.append(t)
+        return t
+
+    def set_attr(self, target: Ast, value: Any) -> Any:
+        obj = self.eval(target.kids[0])
+        if not isinstance(obj, Tensor):
+            raise DdxTypeError(f"cannot set .{target.value} on {type_name(obj)}")
+        if target.value == "requires_grad":
+            obj.set_requires_grad(truth(value), via="attr")
+        elif target.value == "grad":
+            if value is None:
+                obj.grad = None
+            elif isinstance(value, Tensor):
+                obj.grad = np.array(value.value, dtype=obj.dtype)
+            else:
+                raise DdxTypeError("assigned grad expected to be a Tensor or None")
+        else:
+            raise DdxTypeError(f"cannot set attribute '{target.value}'")
+        return None
+
+    # --- expressions ----------------------------------------------------------------------
+    def eval(self, root: Ast) -> Any:
+        cache = self.program._compiled
+        if cache is None:
+            cache = self.program._compiled = {}
+        code = cache.get(id(root))
+        if code is None:
+            code = cache[id(root)] = compile_expr(root)
+        stack: list[Any] = []
+        for node in code:
+            n = len(node.kids) if node.kind != "index" else None
+            kind = node.kind
+            if kind == "num":
+                stack.append(weak(node.value[0]))
+            elif kind == "name":
+                stack.append(self.lookup(node))
+            elif kind == "bin":
+                b = stack.pop()
+                a = stack.pop()
+                stack.append(self.binary(node, a, b))
+            elif kind == "unop":
+                stack.append(self.unary(node, stack.pop()))
+            else:
+                count = len(_operands(node))
+                args = stack[len(stack) - count:] if count else []
+                del stack[len(stack) - count:]
+                stack.append(self.compound(node, args))
+            del n
+        return stack[-1]
+
+    def label(self, node: Ast) -> str:
+        text = self.program.source[node.start:node.end]
+        return text if len(text) <= 48 else text[:45] + "..."
+
+    def record(self, t: Tensor, node: Ast) -> Tensor:
+        if t.span is None:
+            t.span = (node.start, node.end)
+        if t.label is None:
+            t.label = self.label(node)
+        if not t.weak:
+            self.nodes.append(t)
+        return t
+
+    def op(self, name: str, node: Ast, inputs: list[Tensor], kw: dict | None = None, *,
+           grad_fn: str | None = None) -> Tensor:
+        out = apply(OPS[name], inputs, kw, grad_fn=grad_fn, label=self.label(node),
+                    span=(node.start, node.end))
+        out.const = all(t.const for t in inputs)
+        out.op = name
+        out.inputs = tuple(inputs)
+        if not out.weak:
+            self.nodes.append(out)
+        return out
+
+    def lookup(self, node: Ast) -> Any:
+        name = node.value
+        if name in self.env:
+            return self.env[name]
+        if name in CONSTANTS:
+            return weak(CONSTANTS[name])
+        if name in ("true", "True"):
+            return True
+        if name in ("false", "False"):
+            return False
+        if name == "None":
+            return None
+        if name == "no_grad":
+            return NO_GRAD
+        if name == "torch":
+            return TORCH
+        if name in DTYPES:
+            return DType(DTYPES[name])
+        known = list(self.env) + list(CONSTANTS)
+        close = suggest(name, known + list(FUNCTIONS))
+        hint = f"did you mean '{close}'?" if close else None
+        if name in FUNCTIONS:
+            raise DdxNameError(f"'{name}' is a function: call it as {name}(...)",
+                               start=node.start, end=node.end)
+        raise DdxNameError(f"unknown name '{name}'" + (f"; did you mean '{close}'?" if close else ""),
+                           start=node.start, end=node.end,
+                           hint=None if close else ("bind it on the command line, e.g. "
+                                                    f"{name}=1" if not self.repl else hint))
+
+    # --- arithmetic ---------------------------------------------------------------------
+    def tensor_operand(self, value: Any, node: Ast, side: str) -> Tensor:
+        if isinstance(value, Tensor):
+            return value
+        if isinstance(value, bool):
+            return weak(value)
+        raise DdxTypeError(f"'{node.value}' needs numbers or tensors, got {type_name(value)} "
+                           f"on the {side}", start=node.pos, end=node.pos + 1)
+
+    def check_broadcast(self, node: Ast, a: Tensor, b: Tensor) -> None:
+        sa, sb = a.value.shape, b.value.shape
+        if sa == sb or not sa or not sb:
+            return
+        n = max(len(sa), len(sb))
+        pa = (1,) * (n - len(sa)) + sa
+        pb = (1,) * (n - len(sb)) + sb
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+                raise DdxShapeError(
+                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                    f"non-singleton dimension {i}",
+                    start=node.pos, end=node.pos + len(node.value),
+                    hint=f"'{node.value}' got shapes {list(sa)} and {list(sb)}")
+
+    def binary(self, node: Ast, a: Any, b: Any) -> Tensor:
+        sym = node.value
+        a = self.tensor_operand(a, node, "left")
+        b = self.tensor_operand(b, node, "right")
+        if a.weak and b.weak:
+            return self.fold(node, sym, a.value.item(), b.value.item())
+        if sym == "@":
+            return self.matmul(node, a, b)
+        if not (a.weak or b.weak):
+            self.check_broadcast(node, a, b)
+        if sym == "+":
+            return self.op("add", node, [b, a] if a.weak else [a, b])
+        if sym == "-":
+            if a.weak:
+                return self.op("rsub", node, [b], {"other": a.value.item()})
+            return self.op("sub", node, [a, b])
+        if sym == "*":
+            return self.op("mul", node, [b, a] if a.weak else [a, b])
+        if sym == "/":
+            if a.weak:
+                recip = self.op("reciprocal", node, [b])
+                recip.label = f"1/{self.label(node.kids[1])}"
+                return self.op("mul", node, [recip, a])
+            return self.op("div", node, [a, b])
+        if sym == "^":
+            if b.weak:
+                return self.op("pow_scalar", node, [a], {"exponent": b.value.item()})
+            if a.weak:
+                return self.op("rpow_scalar", node, [b], {"base": a.value.item()})
+            return self.op("pow", node, [a, b])
+        raise DdxValueError(f"unknown operator {sym!r}")  # pragma: no cover - grammar forbids
+
+    def fold(self, node: Ast, sym: str, x, y) -> Tensor:
+        """Both operands are plain numbers: Python arithmetic, as PyTorch would see it."""
+        x, y = float(x), float(y)
+        with np.errstate(all="ignore"):
+            if sym == "+":
+                r = x + y
+            elif sym == "-":
+                r = x - y
+            elif sym == "*":
+                r = x * y
+            elif sym == "/":
+                r = float(np.float64(x) / np.float64(y))
+            elif sym == "^":
+                try:
+                    r = x ** y
+                except (OverflowError, ZeroDivisionError):
+                    r = float(np.power(np.float64(x), np.float64(y)))
+                if isinstance(r, complex):
+                    r = math.nan
+            else:
+                raise DdxTypeError("'@' needs tensors, got two numbers",
+                                   start=node.pos, end=node.pos + 1)
+        return weak(r)
+
+    def matmul(self, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+        da, db = a.value.ndim, b.value.ndim
+        names = {(1, 1): "dot", (2, 1): "mv", (1, 2): "vm", (2, 2): "mm"}
+        if (da, db) not in names:
+            raise DdxShapeError(f"'@' needs 1-D or 2-D tensors, got shapes {list(a.shape)} and "
+                                f"{list(b.shape)}", start=node.pos, end=node.pos + 1)
+        inner_a = a.shape[-1]
+        inner_b = b.shape[0]
+        if inner_a != inner_b:
+            raise DdxShapeError(
+                f"'@' shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied "
+                f"({inner_a} != {inner_b})", start=node.pos, end=node.pos + 1)
+        return self.op(names[(da, db)], node, [a, b])
+
+    def unary(self, node: Ast, a: Any) -> Any:
+        a = self.tensor_operand(a, node, "right")
+        if node.value == "+":
+            return a
+        if a.weak:
+            return weak(-a.value.item())
+        return self.op("neg", node, [a])
+
+    # --- calls, attributes, methods, indexing, literals --------------------------------------
+    def compound(self, node: Ast, values: list) -> Any:
+        kind = node.kind
+        if kind == "vec":
+            return self.vector(node, values)
+        if kind == "index":
+            return self.index(node, values)
+        npos = len(node.kids)
+        pos, kwv = values[:npos], values[npos:]
+        kw = {name: (v, p) for (name, _, p), v in zip(node.kw, kwv)}
+        if kind == "call":
+            fn = FUNCTIONS.get(node.value)
+            if fn is None:
+                close = suggest(node.value, FUNCTIONS)
+                raise DdxNameError(
+                    f"unknown function '{node.value}'" + (f"; did you mean '{close}'?" if close
+                                                          else ""),
+                    start=node.pos, end=node.pos + len(node.value))
+            return fn(self, node, pos, kw)
+        if kind == "attr":
+            return get_attr(self, node, pos[0])
+        if kind == "method":
+            return call_method(self, node, pos[0], pos[1:], kw)
+        raise DdxValueError(f"cannot evaluate {kind}")  # pragma: no cover
+
+    def vector(self, node: Ast, items: list) -> Tensor:
+        if not items:
+            t = Tensor(np.zeros((0,), dtype=self.dtype))
+            t.const = True
+            return self.record(t, node)
+        tensors = []
+        for item in items:
+            if not isinstance(item, Tensor):
+                if isinstance(item, bool):
+                    item = weak(item)
+                else:
+                    raise DdxTypeError(f"a vector holds numbers, not {type_name(item)}",
+                                       start=node.start, end=node.end)
+            tensors.append(item)
+        shapes = {t.value.shape for t in tensors}
+        if len(shapes) > 1:
+            first, other = sorted(shapes, key=len)[:2]
+            raise DdxShapeError(f"ragged literal: items have shapes {list(first)} and "
+                                f"{list(other)}", start=node.start, end=node.end)
+        if all(t.const for t in tensors):
+            values = [t.value for t in tensors]
+            arr = np.stack(values)
+            if arr.dtype.kind == "f" or not self.repl:
+                arr = arr.astype(self.dtype if arr.dtype.kind != "f" or arr.dtype == np.float64
+                                 else arr.dtype)
+            t = Tensor(arr)
+            t.const = True
+            t.op = "const"
+            return self.record(t, node)
+        tensors = [Tensor(np.asarray(t.value, dtype=self.dtype)) if t.weak else t for t in tensors]
+        return self.op(stack_op(len(tensors)).name, node, tensors)
+
+    def index(self, node: Ast, values: list) -> Tensor:
+        base = values[0]
+        if not isinstance(base, Tensor) or base.weak:
+            raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos,
+                               end=node.pos + 1)
+        rest = iter(values[1:])
+        cur = base
+        dim = 0
+        for sub in node.value:
+            if dim >= cur.value.ndim:
+                raise DdxShapeError(f"too many indices for tensor of dimension {base.value.ndim}",
+                                    start=node.pos, end=node.end)
+            size = cur.value.shape[dim]
+            if isinstance(sub, tuple):
+                parts = [self.int_arg(next(rest), node) if p is not None else None
+                         for p in sub[1:]]
+                if parts[2] is not None and parts[2] <= 0:
+                    raise DdxValueError("step must be greater than zero", start=node.pos)
+                sl = slice(*parts)
+                if sl.indices(size) == (0, size, 1):
+                    dim += 1
+                    continue
+                key = (slice(None),) * dim + (sl,)
+                cur = self.op("slice", node, [cur], {"key": key})
+                dim += 1
+            else:
+                i = self.int_arg(next(rest), node)
+                if not -size <= i < size:
+                    raise DdxShapeError(f"index {i} is out of bounds for dimension {dim} with "
+                                        f"size {size}", start=node.pos, end=node.end)
+                key = (slice(None),) * dim + (i,)
+                cur = self.op("select", node, [cur], {"key": key})
+        return cur
+
+    def int_arg(self, value: Any, node: Ast) -> int:
+        if isinstance(value, Tensor) and value.value.size == 1:
+            v = value.value.item()
+            if float(v).is_integer():
+                return int(v)
+        raise DdxTypeError("indices must be integers", start=node.pos, end=node.end)
+
+
+class DdxSyntaxLike(DdxTypeError):
+    kind = "SyntaxError"
+    exit_code = 2
+
+
+def truth(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor) and value.value.size == 1:
+        return bool(value.value.item())
+    raise DdxTypeError(f"expected true or false, got {type_name(value)}")
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, Tensor):
+        return "a number" if value.weak else f"a tensor of shape {list(value.shape)}"
+    if isinstance(value, (Function, AccumulateGrad)):
+        return f"<{value.name}>"
+    if isinstance(value, tuple):
+        return "a tuple"
+    return type(value).__name__
+
+
+# --- functions -----------------------------------------------------------------------------
+
+def _arity(node: Ast, args: list, n: int, kw: dict, allowed: tuple = ()) -> None:
+    if len(args) != n:
+        want = {1: "1 argument", 2: "2 arguments"}.get(n, f"{n} arguments")
+        raise DdxTypeError(f"{node.value}() takes {want} ({len(args)} given)",
+                           start=node.pos, end=node.end)
+    for name, (_, pos) in kw.items():
+        if name not in allowed:
+            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{name}'",
+                               start=pos, end=pos + len(name))
+
+
+def _as_tensor(ev: Evaluator, node: Ast, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    raise DdxTypeError(f"{node.value}() needs a tensor or a number, got {type_name(value)}",
+                       start=node.pos, end=node.end)
+
+
+def _unary(name: str):
+    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+        _arity(node, args, 1, kw)
+        a = _as_tensor(ev, node, args[0])
+        if a.weak:
+            a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "f"
+                                  else a.value.dtype), weak=True)
+            a.const = True
+        return ev.op(name, node, [a])
+    return call
+
+
+def _dim(ev: Evaluator, node: Ast, a: Tensor, args: list, kw: dict) -> int | None:
+    dim = None
+    if len(args) == 2:
+        dim = args[1]
+    elif "dim" in kw:
+        dim = kw["dim"][0]
+    if dim is None:
+        return None
+    d = ev.int_arg(dim, node)
+    nd = a.value.ndim
+    if not -max(nd, 1) <= d < max(nd, 1) or nd == 0:
+        raise DdxShapeError(f"Dimension out of range (expected to be in range of "
+                            f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})",
+                            start=node.pos, end=node.end)
+    return d % nd
+
+
+def _reduction(name: str):
+    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+        if len(args) not in (1, 2):
+            _arity(node, args, 1, kw, ("dim",))
+        for k, (_, pos) in kw.items():
+            if k != "dim":
+                raise DdxTypeError(f"{name}() got an unexpected keyword argument '{k}'",
+                                   start=pos, end=pos + len(k))
+        a = _as_tensor(ev, node, args[0])
+        if a.weak:
+            a = Tensor(np.asarray(a.value, dtype=ev.dtype))
+        dim = _dim(ev, node, a, args, kw)
+        if a.value.size == 0 and name in ("max", "min"):
+            raise DdxRuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                                  "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                                  "argument.", start=node.pos, end=node.end)
+        kwargs = {"dim": dim} if dim is not None else {}
+        return ev.op(name, node, [a], kwargs,
+                     grad_fn=DIM_GRAD_FN.get(name) if dim is not None else None)
+    return call
+
+
+def _binary_fn(name: str):
+    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+        _arity(node, args, 2, kw)
+        a, b = (_as_tensor(ev, node, x) for x in args)
+        if name == "pow":
+            fake = Ast("bin", "^", (), start=node.start, end=node.end, pos=node.pos)
+            return ev.binary(fake, a, b)
+        if a.weak and b.weak:
+            return weak(float(getattr(np, name)(a.value, b.value)))
+        a, b = [Tensor(np.asarray(t.value, dtype=ev.dtype)) if t.weak else t for t in (a, b)]
+        ev.check_broadcast(Ast("bin", name, (), start=node.start, end=node.end, pos=node.pos),
+                           a, b)
+        return ev.op(name, node, [a, b])
+    return call
+
+
+def _dot(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+    _arity(node, args, 2, kw)
+    a, b = (_as_tensor(ev, node, x) for x in args)
+    if a.value.ndim != 1 or b.value.ndim != 1:
+        raise DdxShapeError(f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
+                            "tensors", start=node.pos, end=node.end)
+    if a.shape != b.shape:
+        raise DdxShapeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have "
+                            "the same number of elements, but got %d and %d elements respectively"
+                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]),
+                            start=node.pos, end=node.end)
+    return ev.op("dot", node, [a, b])
+
+
+def _transpose(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+    _arity(node, args, 1, kw)
+    a = _as_tensor(ev, node, args[0])
+    if a.value.ndim > 2:
+        raise DdxShapeError(f"transpose() expects a tensor with <= 2 dimensions, but got "
+                            f"{a.value.ndim}D", start=node.pos, end=node.end)
+    return ev.op("transpose", node, [a])
+
+
+FUNCTIONS: dict[str, Callable] = {}
+for _name in UNARY:
+    FUNCTIONS[_name] = _unary(_name)
+for _name in REDUCTIONS:
+    FUNCTIONS[_name] = _reduction(_name)
+for _name in ("pow", "maximum", "minimum"):
+    FUNCTIONS[_name] = _binary_fn(_name)
+FUNCTIONS["dot"] = _dot
+FUNCTIONS["transpose"] = _transpose
+
+
+def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:  # replaced by the REPL surface
+    raise DdxTypeError(f"attributes such as .{node.value} belong to the REPL language",
+                       start=node.pos, end=node.end)
+
+
+def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:
+    raise DdxTypeError(f"methods such as .{node.value}() belong to the REPL language",
+                       start=node.pos, end=node.end)

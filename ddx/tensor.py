@@ -1,0 +1,135 @@
+"""The graph: tensors holding numpy values, and the Function nodes (grad_fn) that made them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import DdxRuntimeError, DdxTypeError
+from .ops import Op
+
+FLOAT_KINDS = "f"
+
+
+class Tensor:
+    """A value in the graph. ``weak`` marks a Python-number constant (PyTorch's wrapped scalar)."""
+
+    __slots__ = ("value", "requires_grad", "grad", "grad_fn", "name", "label", "span",
+                 "retains_grad", "weak", "const", "op", "inputs", "_acc", "__weakref__")
+
+    def __init__(self, value: np.ndarray, requires_grad: bool = False, *, name: str | None = None,
+                 label: str | None = None, span: tuple[int, int] | None = None,
+                 weak: bool = False) -> None:
+        self.value = value
+        self.requires_grad = requires_grad
+        self.grad: np.ndarray | None = None
+        self.grad_fn: Function | None = None
+        self.name = name
+        self.label = label
+        self.span = span
+        self.retains_grad = False
+        self.weak = weak
+        self.const = weak  # built from number literals only (x = 2 makes a leaf of it)
+        self.op: str = "leaf"  # the op that made it, for display even when no graph is recorded
+        self.inputs: tuple[Tensor, ...] = ()
+        self._acc: AccumulateGrad | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def display(self) -> str:
+        """What to call this tensor in output: its name, else its source text."""
+        return self.name or self.label or "?"
+
+    def accumulate_node(self) -> AccumulateGrad:
+        if self._acc is None:
+            self._acc = AccumulateGrad(self)
+        return self._acc
+
+    def edge(self):
+        """This tensor's slot in a consumer's next_functions (PyTorch's (node, 0) pair)."""
+        if self.grad_fn is not None:
+            return self.grad_fn
+        if self.requires_grad:
+            return self.accumulate_node()
+        return None
+
+    def set_requires_grad(self, flag: bool, *, via: str = "init") -> None:
+        if flag and self.value.dtype.kind not in FLOAT_KINDS:
+            texts = {
+                "init": "Only Tensors of floating point and complex dtype can require gradients",
+                "attr": "only Tensors of floating point and complex dtype can require gradients",
+                "method": "only Tensors of floating point dtype can require gradients",
+            }
+            raise DdxRuntimeError(texts[via])
+        if not self.is_leaf and not flag:
+            raise DdxRuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        self.requires_grad = flag
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise DdxRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if not self.is_leaf:
+            self.retains_grad = True
+
+    def item(self) -> float:
+        if self.value.size != 1:
+            raise DdxRuntimeError(
+                f"a Tensor with {self.value.size} elements cannot be converted to Scalar")
+        return self.value.item()
+
+    def __repr__(self) -> str:  # for debugging; users see render.torch_repr
+        return f"Tensor({self.display}, {self.value!r}, requires_grad={self.requires_grad})"
+
+
+class Function:
+    """A recorded op application: PyTorch's grad_fn node."""
+
+    __slots__ = ("op", "name", "inputs", "kw", "output", "freed", "__weakref__")
+
+    def __init__(self, op: Op, name: str, inputs: tuple[Tensor, ...], kw: dict,
+                 output: Tensor) -> None:
+        self.op = op
+        self.name = name
+        self.inputs = inputs
+        self.kw = kw
+        self.output = output
+        self.freed = False
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((t.edge(), 0) for t in self.inputs)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} object>"
+
+
+class AccumulateGrad:
+    """The sink a leaf that requires grad shows as in next_functions."""
+
+    __slots__ = ("variable", "__weakref__")
+    name = "AccumulateGrad"
+    next_functions: tuple = ()
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad object>"
+
+
+def check_float(t: Tensor) -> None:
+    if t.value.dtype.kind not in FLOAT_KINDS:
+        raise DdxTypeError("only floating-point tensors can require gradients")
