@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
 from . import autograd
 from .errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
+from .gcpause import paused
 from .program import DTYPES, Evaluator
 from .syntax import parse
 from .tensor import Tensor
@@ -59,7 +61,7 @@ class Trace:
         self.flow: dict = {}  # Function -> the gradient that reached its output
         for name, value in (bindings or {}).items():
             self.bind(name, value)
-        with autograd.fp_guard():
+        with autograd.fp_guard(), paused():
             result = self.evaluator.run()
         self.warnings = self.evaluator.warnings
         self._check_names()
@@ -113,7 +115,7 @@ class Trace:
         if isinstance(grad_output, str):
             grad_output = (np.ones_like(self.output.value) if grad_output.strip() == "ones"
                            else constant(grad_output, dtype=self.dtype, what="--grad-output"))
-        with autograd.fp_guard():
+        with autograd.fp_guard(), paused():
             autograd.backward(self.output, grad_output, retain_graph=retain_graph,
                               record=self.flow)
         self.warnings.extend(msg for _, msg in autograd.WARNINGS)

@@ -23,13 +23,14 @@ def short(v) -> str:
     return "%.6g" % v if isinstance(v, (float, np.floating)) else str(v)
 
 
-def value(arr, *, threshold: int = 12, width: int = 60) -> str:
-    """A value for a table cell: scalars exactly, arrays summarised with '...'."""
+def value(arr, *, threshold: int = 12, width: int = 60, exact: bool = True) -> str:
+    """A value for a table cell: scalars exactly (or to 6 digits), arrays summarised with '...'."""
     if arr is None:
         return "None"
     a = np.asarray(arr)
     if a.ndim == 0:
-        return number(a.item())
+        v = a.item()
+        return number(v) if exact or not isinstance(v, float) or v.is_integer() else short(v)
     return np.array2string(a, threshold=threshold, edgeitems=3, separator=", ",
                            max_line_width=width, formatter={"float_kind": short})
 

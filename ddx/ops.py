@@ -1,9 +1,9 @@
-"""THE op table: for every primitive its numpy forward, one VJP per input, its JVP and PyTorch's grad_fn name."""
+"""THE op table: per primitive its numpy forward, one VJP per input, a JVP and the grad_fn name."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -246,11 +246,15 @@ def _stack(*xs):
     return np.stack(np.broadcast_arrays(*xs) if len({np.shape(x) for x in xs}) > 1 else xs)
 
 
+def _pick(i: int):
+    return lambda g, o, *xs: g[i]
+
+
 def stack_op(n: int) -> Op:
     """torch.stack of n inputs (vector literals with variables in them)."""
     name = f"stack{n}"
     if name not in OPS:
-        vjps = tuple((lambda i: lambda g, o, *xs: g[i])(i) for i in range(n))
+        vjps = tuple(_pick(i) for i in range(n))
         OPS[name] = Op(name, "StackBackward0", _stack, vjps,
                        lambda ts, o, *xs: _stack(*[np.zeros(np.shape(x)) if t is None else t
                                                    for t, x in zip(ts, xs)]),

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import autograd
 from .autograd import GRAD_MODE, apply
-from .errors import (DdxError, DdxNameError, DdxRuntimeError, DdxShapeError, DdxTypeError,
-                     DdxValueError, suggest)
+from .errors import (
+    DdxError,
+    DdxNameError,
+    DdxRuntimeError,
+    DdxShapeError,
+    DdxTypeError,
+    DdxValueError,
+    suggest,
+)
 from .ops import OPS, REDUCTIONS, UNARY, stack_op
 from .syntax import Ast, Program, Stmt
 from .tensor import AccumulateGrad, Function, Tensor
@@ -218,8 +226,9 @@ class Evaluator:
         return stack[-1]
 
     def label(self, node: Ast) -> str:
-        text = self.program.source[node.start:node.end]
-        return text if len(text) <= 48 else text[:45] + "..."
+        if node.end - node.start <= 48:
+            return self.program.source[node.start:node.end]
+        return self.program.source[node.start:node.start + 45] + "..."
 
     def record(self, t: Tensor, node: Ast) -> Tensor:
         if t.span is None:

@@ -13,7 +13,7 @@ from . import fmt
 from .tensor import Tensor
 
 MAX_ROWS = 40
-MAX_DEPTH = 24
+MAX_DEPTH = 12
 MAX_TREE_NODES = 200
 
 STYLE_LEAF = "bold blue"
@@ -22,8 +22,8 @@ STYLE_OUT = "bold green"
 STYLE_BAD = "bold red"
 
 
-def _val(arr, *, width: int = 40) -> Text:
-    text = Text(fmt.value(arr, width=width))
+def _val(arr, *, width: int = 40, exact: bool = True) -> Text:
+    text = Text(fmt.value(arr, width=width, exact=exact))
     if arr is not None and fmt.nonfinite(arr):
         text.stylize(STYLE_BAD)
     return text
@@ -65,6 +65,8 @@ def _tree_label(trace, t: Tensor | None, const=None) -> Text:
     name = t.display
     if t is trace.output and t.name is None:
         name = f"{trace.output_name} = {name}"
+    if len(name) > 24:
+        name = name[:21] + "..."
     label.append(name, style=_name_style(trace, t))
     label.append("  ")
     if t.grad_fn is not None:
@@ -74,10 +76,10 @@ def _tree_label(trace, t: Tensor | None, const=None) -> Text:
     else:
         label.append("None (constant)", style="dim")
     label.append("  value ", style="dim")
-    label.append_text(_val(t.value, width=30))
+    label.append_text(_val(t.value, width=30, exact=False))
     if trace.backward_done and t.requires_grad:
         label.append("  grad ", style="dim")
-        label.append_text(_val(trace.grad_of(t), width=30))
+        label.append_text(_val(trace.grad_of(t), width=30, exact=False))
     return label
 
 

@@ -10,6 +10,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from lark.lark import PostLex
 
 from .errors import DdxSyntaxError
+from .gcpause import paused
 
 GRAMMAR_NAME = "ddx.lark"
 
@@ -236,7 +237,8 @@ def parse(source: str, *, cache: bool = True) -> Program:
             return hit
     text = source if source.endswith("\n") else source + "\n"
     try:
-        stmts = parser().parse(text)
+        with paused():
+            stmts = parser().parse(text)
     except UnexpectedInput as exc:
         raise _explain(exc, source) from None
     except DdxSyntaxError as exc:

@@ -1,0 +1,60 @@
+"""Shared test helpers: the CLI runner, and PyTorch as an oracle where it is installed."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ddx.cli import main
+
+
+@pytest.fixture
+def run():
+    """Invoke the ddx CLI in-process; returns (exit_code, stdout, stderr)."""
+    runner = CliRunner()
+
+    def invoke(*args, input=None):
+        result = runner.invoke(main, list(args), input=input, catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+
+    return invoke
+
+
+@pytest.fixture
+def run_json(run):
+    def invoke(*args):
+        code, out, err = run(*args, "--json")
+        return code, json.loads(out), err
+
+    return invoke
+
+
+def torch_or_skip():
+    """PyTorch for oracle tests. CI sets DDX_REQUIRE_TORCH=1, so there a missing torch fails."""
+    try:
+        import torch
+    except ImportError:
+        if os.environ.get("DDX_REQUIRE_TORCH"):
+            raise
+        pytest.skip("PyTorch not installed (CI installs it)")
+    torch.set_default_dtype(torch.float64)
+    return torch
+
+
+def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """d f(x) / dx for scalar-valued f, by central differences, one coordinate at a time."""
+    grad = np.zeros_like(x, dtype=np.float64)
+    flat = x.reshape(-1)
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + h
+        up = f(x)
+        flat[i] = old - h
+        down = f(x)
+        flat[i] = old
+        grad.reshape(-1)[i] = (up - down) / (2 * h)
+    return grad
