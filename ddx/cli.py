@@ -113,13 +113,16 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 @click.option("--grad-output", metavar="VALUE",
               help="The gradient= argument of backward() for a non-scalar output ('ones').")
 @click.option("--retain-grad", is_flag=True, help="Keep and show intermediate gradients.")
+@click.option("--graph", "graph_file", metavar="FILE",
+              help="Write the graph picture: .dot, .mmd (Mermaid), .svg/.png (needs Graphviz).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True)
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
-def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, as_json, dtype, no_color, debug):
+def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, graph_file, as_json, dtype, no_color,
+             debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
     for a in args:
         if a.startswith("--") and "=" not in a.split("--", 1)[1][:1]:
@@ -131,6 +134,10 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, as_json, dtype, no_co
                   retain_grad=retain_grad)
     if trace.output.requires_grad:
         trace.backward(grad_output)
+    if graph_file:
+        from .graph import write_graph
+
+        write_graph(trace, graph_file)
     if as_json:
         click.echo(json.dumps(trace.to_json()))
     else:
@@ -139,6 +146,60 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, as_json, dtype, no_co
         _stdout_console(no_color).print(one_liner(trace))
     for message in trace.warnings:
         click.echo(f"warning: {message}", err=True)
+
+
+@main.command("repl")
+@click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
+@click.option("--debug", is_flag=True, hidden=True)
+@guarded
+def repl_cmd(no_color, debug):
+    """Interactive session: PyTorch's autograd surface on your own tensors."""
+    if not sys.stdin.isatty():
+        from .repl import run_stdin_like_script
+
+        sys.exit(run_stdin_like_script(no_color))
+    from .repl import Repl
+
+    sys.exit(Repl(no_color=no_color).loop())
+
+
+@main.command("run")
+@click.argument("file", type=click.Path(allow_dash=True, dir_okay=False))
+@click.option("--bail", is_flag=True, help="Stop at the first error.")
+@click.option("--debug", is_flag=True, hidden=True)
+@guarded
+def run_cmd(file, bail, debug):
+    """Run a REPL script (FILE, or - for stdin) without prompts; exit 1 if a statement failed."""
+    from .session import Session
+
+    text = _read_text(file)
+
+    def out(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def err(text: str) -> None:
+        sys.stdout.flush()
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    failed = Session(out, err).run_script(text, bail=bail)
+    sys.exit(1 if failed else 0)
+
+
+def _read_text(file: str) -> str:
+    try:
+        if file == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(file, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise DdxUsageError(f"cannot read {file}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DdxUsageError(f"{file} is not UTF-8 text (byte {exc.start})") from None
 
 
 if __name__ == "__main__":  # pragma: no cover

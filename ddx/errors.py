@@ -26,12 +26,14 @@ class DdxError(Exception):
             self.source = source
         return self
 
+    line_offset = 0  # lines before this source in its file (scripts run chunk by chunk)
+
     def location(self) -> tuple[int | None, int | None]:
         """1-based (line, column) of the span start, when known."""
         if self.start is None or self.source is None:
             return None, None
         before = self.source[: self.start]
-        line = before.count("\n") + 1
+        line = before.count("\n") + 1 + self.line_offset
         column = self.start - (before.rfind("\n") + 1) + 1
         return line, column
 
@@ -83,13 +85,14 @@ def suggest(word: str, choices) -> str | None:
     return close[0] if close else None
 
 
-def format_error(exc: DdxError) -> str:
+def format_error(exc: DdxError, *, numbered: bool = False) -> str:
     """``error: ...``, then for a located error the source line with a caret, then the hint."""
     lines = [f"error: {exc.message}"]
     line, column = exc.location()
     if line is not None and exc.source is not None:
-        text = exc.source.split("\n")[line - 1]
-        prefix = f"  {line} | " if exc.source.count("\n") > 0 else "  "
+        text = exc.source.split("\n")[line - 1 - exc.line_offset]
+        many = numbered or exc.source.rstrip("\n").count("\n") > 0
+        prefix = f"  {line} | " if many else "  "
         width = 1
         if exc.end is not None and exc.start is not None and exc.end > exc.start:
             width = max(1, min(exc.end - exc.start, len(text) - column + 1))

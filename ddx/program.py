@@ -114,6 +114,13 @@ class Evaluator:
         self.nodes: list[Tensor] = []
         self.warnings: list[str] = []
         self.printed: list[str] = []
+        self.functions = FUNCTIONS
+        if repl:
+            from .surface import REPL_FUNCTIONS
+            from .torchfmt import Addresses
+
+            self.functions = {**FUNCTIONS, **REPL_FUNCTIONS}
+            self.addresses = Addresses()
 
     # --- statements ---------------------------------------------------------------------
     def run(self) -> Any:
@@ -269,9 +276,9 @@ class Evaluator:
         if name in DTYPES:
             return DType(DTYPES[name])
         known = list(self.env) + list(CONSTANTS)
-        close = suggest(name, known + list(FUNCTIONS))
+        close = suggest(name, known + list(self.functions))
         hint = f"did you mean '{close}'?" if close else None
-        if name in FUNCTIONS:
+        if name in self.functions:
             raise DdxNameError(f"'{name}' is a function: call it as {name}(...)",
                                start=node.start, end=node.end)
         raise DdxNameError(f"unknown name '{name}'" + (f"; did you mean '{close}'?" if close else ""),
@@ -383,6 +390,12 @@ class Evaluator:
 
     # --- calls, attributes, methods, indexing, literals --------------------------------------
     def compound(self, node: Ast, values: list) -> Any:
+        try:
+            return self._compound(node, values)
+        except DdxError as exc:
+            raise exc.at(node.start, node.end, self.program.source)
+
+    def _compound(self, node: Ast, values: list) -> Any:
         kind = node.kind
         if kind == "vec":
             return self.vector(node, values)
@@ -392,18 +405,24 @@ class Evaluator:
         pos, kwv = values[:npos], values[npos:]
         kw = {name: (v, p) for (name, _, p), v in zip(node.kw, kwv)}
         if kind == "call":
-            fn = FUNCTIONS.get(node.value)
+            fn = self.functions.get(node.value)
             if fn is None:
-                close = suggest(node.value, FUNCTIONS)
+                close = suggest(node.value, self.functions)
                 raise DdxNameError(
                     f"unknown function '{node.value}'" + (f"; did you mean '{close}'?" if close
                                                           else ""),
                     start=node.pos, end=node.pos + len(node.value))
             return fn(self, node, pos, kw)
-        if kind == "attr":
-            return get_attr(self, node, pos[0])
-        if kind == "method":
-            return call_method(self, node, pos[0], pos[1:], kw)
+        if kind in ("attr", "method"):
+            if not self.repl:
+                what = f".{node.value}" + ("()" if kind == "method" else "")
+                raise DdxTypeError(f"{what} belongs to the REPL language (ddx repl, ddx run)",
+                                   start=node.pos, end=node.end)
+            from . import surface
+
+            if kind == "attr":
+                return surface.get_attr(self, node, pos[0])
+            return surface.call_method(self, node, pos[0], pos[1:], kw)
         raise DdxValueError(f"cannot evaluate {kind}")  # pragma: no cover
 
     def vector(self, node: Ast, items: list) -> Tensor:
@@ -440,6 +459,12 @@ class Evaluator:
 
     def index(self, node: Ast, values: list) -> Tensor:
         base = values[0]
+        if isinstance(base, tuple) and len(node.value) == 1 and not isinstance(node.value[0],
+                                                                                tuple):
+            i = self.int_arg(values[1], node)
+            if not -len(base) <= i < len(base):
+                raise DdxShapeError("tuple index out of range", start=node.pos, end=node.end)
+            return base[i]
         if not isinstance(base, Tensor) or base.weak:
             raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos,
                                end=node.pos + 1)
@@ -628,11 +653,3 @@ FUNCTIONS["dot"] = _dot
 FUNCTIONS["transpose"] = _transpose
 
 
-def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:  # replaced by the REPL surface
-    raise DdxTypeError(f"attributes such as .{node.value} belong to the REPL language",
-                       start=node.pos, end=node.end)
-
-
-def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:
-    raise DdxTypeError(f"methods such as .{node.value}() belong to the REPL language",
-                       start=node.pos, end=node.end)

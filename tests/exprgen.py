@@ -47,7 +47,7 @@ def to_text(node, parens: bool) -> str:
     left, right = to_text(node[1], parens), to_text(node[2], parens)
     if parens:
         return f"({left} {kind} {right})"
-    if kind == "-" or kind == "*":
+    if node[2][0] in BINARY or kind in ("-", "*"):
         right = f"({right})"
     if kind == "*":
         left = f"({left})"
@@ -79,8 +79,8 @@ def torch_eval(node, env, torch):
         fn = {"sigmoid": torch.sigmoid, "softplus": torch.nn.functional.softplus}.get(
             kind, getattr(torch, kind, None))
         inner = torch_eval(node[1], env, torch)
-        if not isinstance(inner, torch.Tensor):
-            inner = torch.tensor(float(inner), dtype=torch.float64)
+        if not isinstance(inner, torch.Tensor):  # ddx folds functions of numbers, as math.sin
+            return UNARY[kind](float(inner))
         return fn(inner)
     if kind == "sq":
         return torch_eval(node[1], env, torch) ** 2

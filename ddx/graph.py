@@ -1,0 +1,146 @@
+"""Graph pictures: Graphviz DOT and Mermaid text written by ddx itself; SVG/PNG through `dot`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from . import fmt
+from .errors import DdxError, DdxUsageError
+from .tensor import Tensor
+
+FILL = {"leaf": "#cfe2ff", "const": "#f1f3f5", "op": "#fff3bf", "out": "#d3f9d8"}
+BORDER = {"leaf": "#1c64f2", "const": "#adb5bd", "op": "#e0a800", "out": "#2b8a3e"}
+SYMBOL = {"add": "+", "sub": "-", "rsub": "-", "mul": "*", "div": "/", "neg": "-",
+          "pow": "^", "pow_scalar": "^", "rpow_scalar": "^", "dot": "@", "mv": "@", "vm": "@",
+          "mm": "@", "reciprocal": "1/x", "select": "[i]", "slice": "[a:b]"}
+
+
+def collect(root: Tensor) -> list[Tensor]:
+    """Every tensor the output depends on, inputs before users, each once (explicit stack)."""
+    order: list[Tensor] = []
+    seen: set[int] = set()
+    stack: list[tuple[Tensor, bool]] = [(root, False)]
+    while stack:
+        t, done = stack.pop()
+        if done:
+            order.append(t)
+            continue
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        stack.append((t, True))
+        for s in reversed(t.inputs):
+            if id(s) not in seen:
+                stack.append((s, False))
+    return order
+
+
+def kind(view, t: Tensor) -> str:
+    if t is view.output:
+        return "out"
+    if t.op in ("leaf", "const") or not t.inputs:
+        return "leaf" if t.requires_grad else "const"
+    return "op"
+
+
+def label_lines(view, t: Tensor) -> list[str]:
+    lines = []
+    if t.op not in ("leaf", "const") and t.inputs:
+        op = t.op if not t.op.startswith("stack") else "stack"
+        lines.append(f"{t.display}   [{SYMBOL.get(t.op, op)}]")
+        lines.append(t.grad_fn.name if t.grad_fn is not None else "(no grad_fn)")
+    else:
+        lines.append(t.display if t.name or t.op != "const" else f"const {t.display}")
+        if t.requires_grad:
+            lines.append("AccumulateGrad")
+    lines.append("value " + fmt.value(t.value, threshold=6, width=40, exact=False))
+    if view.backward_done and t.requires_grad:
+        g = view.grad_of(t)
+        if g is not None:
+            lines.append("grad " + fmt.value(g, threshold=6, width=40, exact=False))
+    return lines
+
+
+def _dot_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def to_dot(view) -> str:
+    nodes = collect(view.output)
+    ids = {id(t): f"n{i}" for i, t in enumerate(nodes)}
+    out = ["digraph ddx {", '  rankdir=BT;',
+           '  node [fontname="Helvetica", fontsize=11, style=filled];',
+           '  edge [fontname="Helvetica", fontsize=9];']
+    for t in nodes:
+        k = kind(view, t)
+        shape = "ellipse" if k == "op" else "box"
+        style = "filled,dashed" if k == "const" else ("filled,rounded" if shape == "box"
+                                                        else "filled")
+        label = "\\n".join(_dot_escape(line) for line in label_lines(view, t))
+        out.append(f'  {ids[id(t)]} [label="{label}", shape={shape}, style="{style}", '
+                   f'fillcolor="{FILL[k]}", color="{BORDER[k]}"];')
+    for t in nodes:
+        for s in t.inputs:
+            if id(s) not in ids:
+                continue
+            out.append(f"  {ids[id(s)]} -> {ids[id(t)]};")
+    for t in nodes:
+        for s in t.inputs:
+            if id(s) in ids and s.requires_grad and t.requires_grad:
+                out.append(f'  {ids[id(t)]} -> {ids[id(s)]} [style=dashed, color="#e03131", '
+                           'constraint=false];')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _mmd_escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace('"', "#quot;").replace("<", "&lt;")
+            .replace(">", "&gt;"))
+
+
+def to_mermaid(view) -> str:
+    nodes = collect(view.output)
+    ids = {id(t): f"n{i}" for i, t in enumerate(nodes)}
+    out = ["flowchart BT"]
+    for t in nodes:
+        k = kind(view, t)
+        label = "<br/>".join(_mmd_escape(line) for line in label_lines(view, t))
+        left, right = ("([", "])") if k == "op" else ("[", "]")
+        out.append(f'  {ids[id(t)]}{left}"{label}"{right}:::{k}')
+    for t in nodes:
+        for s in t.inputs:
+            if id(s) in ids:
+                out.append(f"  {ids[id(s)]} --> {ids[id(t)]}")
+    for t in nodes:
+        for s in t.inputs:
+            if id(s) in ids and s.requires_grad and t.requires_grad:
+                out.append(f"  {ids[id(t)]} -.-> {ids[id(s)]}")
+    for k in FILL:
+        out.append(f"  classDef {k} fill:{FILL[k]},stroke:{BORDER[k]}")
+    return "\n".join(out) + "\n"
+
+
+def graph_text(view, kind_: str) -> str:
+    return to_mermaid(view) if kind_ == "mmd" else to_dot(view)
+
+
+def write_graph(view, path: str) -> None:
+    """Write the picture; the file's ending picks the format."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in ("dot", "gv", "svg", "png", "mmd"):
+        raise DdxUsageError(f"--graph: unknown picture format '.{suffix}'",
+                            hint="use .dot, .svg, .png or .mmd")
+    if suffix in ("dot", "gv", "mmd"):
+        Path(path).write_text(graph_text(view, suffix), encoding="utf-8")
+        return
+    exe = shutil.which("dot")
+    if exe is None:
+        raise DdxError(f"cannot write {path}: Graphviz's 'dot' program is not installed",
+                       hint="install Graphviz (Debian/Ubuntu: apt-get install graphviz), or "
+                            "write a .dot or .mmd file instead")
+    proc = subprocess.run([exe, f"-T{suffix}", "-o", path], input=to_dot(view), text=True,
+                          capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        raise DdxError(f"Graphviz failed to render {path}: {proc.stderr.strip()}")

@@ -1,0 +1,224 @@
+"""The interactive REPL: prompt_toolkit line editing, history, completion, and ':' commands."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import fmt
+from .errors import DdxError, format_error
+from .session import Session, needs_more
+from .tensor import Tensor
+
+HELP = """\
+Type statements as in PyTorch; a bare expression prints its value.
+  x = tensor(2.0, requires_grad=true)     w = tensor([0.5, -1.0], requires_grad=true)
+  y = w * x + 1;  y.grad_fn;  y.grad_fn.next_functions
+  loss = sum(y^2);  loss.backward();  w.grad
+  loss.backward(retain_graph=true)  y.retain_grad()  w.requires_grad_(false)  w.detach()
+  zero_grad()   w.grad.zero_()   ones_like(y)   zeros(2, 3)   with no_grad: z = w * 2
+Commands:
+  :help            this text
+  :graph NAME      the grad_fn tree of NAME, with values and gradients
+  :dot NAME [FILE] the graph as Graphviz DOT (to FILE if given: .dot, .svg, .png, .mmd)
+  :vars            every tensor: shape, dtype, requires_grad, grad_fn, grad
+  :reset           forget every name
+  :quit            leave (also Ctrl-D); Ctrl-C abandons the line being typed
+"""
+
+COMMANDS = (":help", ":graph", ":dot", ":vars", ":reset", ":quit", ":exit")
+ATTRS = ("grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "next_functions",
+         "backward(", "retain_grad()", "requires_grad_(", "detach()", "item()", "zero_()",
+         "name()", "variable")
+
+
+def history_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                            "state")
+    return Path(base) / "ddx" / "history"
+
+
+class GraphView:
+    """What render.grad_fn_tree needs, for a tensor in a REPL session."""
+
+    def __init__(self, name: str, t: Tensor) -> None:
+        self.output = t
+        self.output_name = name
+        self.backward_done = True
+        self.nodes: list[Tensor] = []
+
+    def grad_of(self, t: Tensor):
+        return t.grad
+
+
+class Repl:
+    def __init__(self, *, no_color: bool = False) -> None:
+        color = not no_color and "NO_COLOR" not in os.environ
+        self.console = Console(no_color=not color, highlight=False)
+        self.session = Session(self._out, self._err)
+
+    def _out(self, text: str) -> None:
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def _err(self, text: str) -> None:
+        style = "yellow" if text.startswith("warning") else "red"
+        self.console.print(Text(text, style=style), soft_wrap=True)
+
+    # --- ':' commands ----------------------------------------------------------------
+    def command(self, line: str) -> bool:
+        """Run a ':' command; False when the session should end."""
+        parts = line.split()
+        cmd, args = parts[0], parts[1:]
+        if cmd in (":quit", ":exit", ":q"):
+            return False
+        if cmd == ":help":
+            self.console.print(HELP, markup=False, highlight=False)
+        elif cmd == ":reset":
+            self.session.reset()
+            self._out("all names forgotten")
+        elif cmd == ":vars":
+            self.console.print(self.vars_table())
+        elif cmd in (":graph", ":dot"):
+            if not args:
+                self._err(f"error: usage: {cmd} NAME" + (" [FILE]" if cmd == ":dot" else ""))
+                return True
+            t = self.session.env.get(args[0])
+            if not isinstance(t, Tensor):
+                self._err(f"error: '{args[0]}' is not a tensor in this session")
+                return True
+            view = GraphView(args[0], t)
+            if cmd == ":graph":
+                from .render import grad_fn_tree
+
+                self.console.print(grad_fn_tree(view))
+            else:
+                self.dot(view, args[1] if len(args) > 1 else None)
+        else:
+            self._err(f"error: unknown command {cmd}; try :help")
+        return True
+
+    def dot(self, view: GraphView, path: str | None) -> None:
+        from .graph import graph_text, write_graph
+
+        try:
+            if path is None:
+                self._out(graph_text(view, "dot"))
+            else:
+                write_graph(view, path)
+                self._out(f"wrote {path}")
+        except DdxError as exc:
+            self._err(format_error(exc))
+
+    def vars_table(self) -> Table:
+        table = Table(box=None, header_style="bold")
+        for col in ("name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad"):
+            table.add_column(col)
+        for name, t in self.session.tensors():
+            table.add_row(name, fmt.shape(t.value), str(t.value.dtype), str(t.requires_grad),
+                          str(t.is_leaf), t.grad_fn.name if t.grad_fn is not None else "None",
+                          fmt.value(t.grad, width=40))
+        return table
+
+    # --- the loop --------------------------------------------------------------------
+    def handle(self, text: str) -> bool:
+        stripped = text.strip()
+        if not stripped:
+            return True
+        if stripped.startswith(":"):
+            return self.command(stripped)
+        self.session.run(text)
+        return True
+
+    def loop(self) -> int:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        path = history_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            history = FileHistory(str(path))
+        except OSError:
+            history = InMemoryHistory()
+        prompt = PromptSession(history=history, completer=Completer(self.session),
+                               complete_while_typing=False)
+        self.console.print(Text("ddx repl: PyTorch's autograd on your own expressions. "
+                                ":help for help, :quit or Ctrl-D to leave.", style="dim"))
+        while True:
+            try:
+                lines = [prompt.prompt(">>> ")]
+                while needs_more(lines):
+                    more = prompt.prompt("... ")
+                    if not more.strip() and lines[-1].strip() != "" and _block(lines):
+                        break
+                    lines.append(more)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return 0
+            if not self.handle("\n".join(lines)):
+                return 0
+
+
+def _block(lines: list[str]) -> bool:
+    return any(line.split("#", 1)[0].rstrip().endswith(":") for line in lines)
+
+
+def _completer_base():
+    from prompt_toolkit.completion import Completer as Base
+
+    return Base
+
+
+class Completer(_completer_base()):
+    """Names, functions, attributes after '.', and ':' commands."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get_completions(self, document, complete_event):
+        from prompt_toolkit.completion import Completion
+
+        from .surface import REPL_FUNCTIONS
+        from .program import FUNCTIONS
+
+        before = document.text_before_cursor
+        if before.lstrip().startswith(":") and " " not in before.strip():
+            word = before.strip()
+            for c in COMMANDS:
+                if c.startswith(word):
+                    yield Completion(c, start_position=-len(word))
+            return
+        m = re.search(r"\.([A-Za-z_]*)$", before)
+        if m:
+            word = m.group(1)
+            for a in ATTRS:
+                if a.startswith(word):
+                    yield Completion(a, start_position=-len(word))
+            return
+        m = re.search(r"([A-Za-z_][A-Za-z_0-9]*)$", before)
+        if not m:
+            return
+        word = m.group(1)
+        names = list(self.session.env) + [f + "(" for f in FUNCTIONS] + \
+            [f + "(" for f in REPL_FUNCTIONS] + ["requires_grad=", "retain_graph=", "gradient=",
+                                                 "dtype=", "true", "false", "no_grad", "torch"]
+        for n in sorted(set(names)):
+            if n.startswith(word) and n != word:
+                yield Completion(n, start_position=-len(word))
+
+
+def run_stdin_like_script(no_color: bool = False) -> int:
+    """`ddx repl` with piped input: run it as a script (no prompts)."""
+    session = Session(lambda t: _write(sys.stdout, t), lambda t: _write(sys.stderr, t))
+    return 1 if session.run_script(sys.stdin.read()) else 0
+
+
+def _write(stream, text: str) -> None:
+    stream.write(text + "\n")
+    stream.flush()

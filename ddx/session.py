@@ -1,0 +1,139 @@
+"""A REPL session's state, and running source text in it chunk by chunk (used by repl and run)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .errors import DdxError
+from .program import Evaluator
+from .surface import NOTHING, show
+from .syntax import parse
+from .tensor import Tensor
+from .torchfmt import Addresses
+
+
+def bracket_depth(line: str, depth: int = 0) -> int:
+    for ch in line.split("#", 1)[0]:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]" and depth > 0:
+            depth -= 1
+    return depth
+
+
+def needs_more(lines: list[str]) -> bool:
+    """Whether a statement typed so far continues on the next line."""
+    depth = 0
+    for line in lines:
+        depth = bracket_depth(line, depth)
+    last = lines[-1].split("#", 1)[0].rstrip()
+    return depth > 0 or last.endswith(("\\", ":")) or (
+        len(lines) > 1 and lines[-1].strip() != "" and _opens_block(lines))
+
+
+def _opens_block(lines: list[str]) -> bool:
+    return any(line.split("#", 1)[0].rstrip().endswith(":") for line in lines)
+
+
+def chunks(text: str) -> Iterator[tuple[int, str]]:
+    """Split a script into statements: (0-based first line, text), a ``with`` block with its body."""
+    lines = text.split("\n")
+    i, n = 0, len(lines)
+    while i < n:
+        if not lines[i].strip() or lines[i].lstrip().startswith("#"):
+            i += 1
+            continue
+        start = i
+        depth = bracket_depth(lines[i])
+        i += 1
+        while i < n:
+            prev = lines[i - 1].split("#", 1)[0].rstrip()
+            line = lines[i]
+            if depth > 0 or prev.endswith("\\") or prev.endswith(":"):
+                pass
+            elif line.strip() and line[0] in " \t":
+                pass
+            elif not line.strip() or line.lstrip().startswith("#"):
+                j = i
+                while j < n and (not lines[j].strip() or lines[j].lstrip().startswith("#")):
+                    j += 1
+                if not (j < n and lines[j][:1] in (" ", "\t") and lines[j].strip()):
+                    break
+            else:
+                break
+            depth = bracket_depth(line, depth)
+            i += 1
+        yield start, "\n".join(lines[start:i])
+
+
+class Session:
+    """Names bound so far, and the output sinks; a failed statement leaves the state unchanged."""
+
+    def __init__(self, out: Callable[[str], None], err: Callable[[str], None], *,
+                 dtype=np.float64) -> None:
+        self.out = out
+        self.err = err
+        self.dtype = dtype
+        self.reset()
+
+    def reset(self) -> None:
+        self.env: dict = {}
+        self.addresses = Addresses()
+        self.nodes: list[Tensor] = []
+
+    def evaluator(self, program) -> Evaluator:
+        ev = Evaluator(program, self.env, dtype=self.dtype, repl=True)
+        ev.addresses = self.addresses
+        ev.nodes = self.nodes
+        return ev
+
+    def report(self, exc: DdxError, line_offset: int = 0, *, numbered: bool = False) -> None:
+        from .errors import format_error
+
+        exc.line_offset = line_offset
+        self.err(format_error(exc, numbered=numbered))
+
+    def run(self, text: str, *, line_offset: int = 0, numbered: bool = False) -> bool:
+        """Run one chunk of statements, printing results; False if a statement failed."""
+        try:
+            program = parse(text)
+        except DdxError as exc:
+            if text.lstrip().startswith(("val ", "var ", "let ")) and exc.hint is None:
+                exc.hint = "drop the 'val': write x = ..."
+            self.report(exc, line_offset, numbered=numbered)
+            return False
+        ev = self.evaluator(program)
+        for stmt in program.stmts:
+            try:
+                result = ev.run_stmt(stmt)
+            except DdxError as exc:
+                self._flush(ev)
+                self.report(exc, line_offset, numbered=numbered)
+                return False
+            self._flush(ev)
+            if stmt.kind == "expr" and result is not NOTHING:
+                self.out(show(ev, result))
+        return True
+
+    def _flush(self, ev: Evaluator) -> None:
+        for text in ev.printed:
+            self.out(text)
+        ev.printed.clear()
+        for message in ev.warnings:
+            self.err(f"warning: {message}")
+        ev.warnings.clear()
+
+    def run_script(self, text: str, *, bail: bool = False) -> int:
+        """Run a whole script; the number of statements that failed."""
+        failed = 0
+        for first, chunk in chunks(text):
+            if not self.run(chunk, line_offset=first, numbered=True):
+                failed += 1
+                if bail:
+                    break
+        return failed
+
+    def tensors(self) -> list[tuple[str, Tensor]]:
+        return [(k, v) for k, v in self.env.items() if isinstance(v, Tensor)]

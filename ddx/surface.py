@@ -1,0 +1,363 @@
+"""The REPL language's PyTorch surface: tensor(), .grad, .backward(), next_functions, no_grad."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import autograd
+from .errors import DdxRuntimeError, DdxTypeError, suggest
+from .program import (DTYPES, FUNCTIONS, NO_GRAD, TORCH, DType, Evaluator, Namespace, _arity,
+                      truth, type_name)
+from .syntax import Ast
+from .tensor import AccumulateGrad, Function, Tensor
+
+NOTHING = object()  # what statements such as x.backward() give: the REPL prints nothing
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+
+
+class Str(str):
+    """A string result (``grad_fn.name()``)."""
+
+
+def _kw(kw: dict, name: str, default=None):
+    return kw[name][0] if name in kw else default
+
+
+def _check_kw(node: Ast, kw: dict, allowed: tuple) -> None:
+    for name, (_, pos) in kw.items():
+        if name not in allowed:
+            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{name}'",
+                               start=pos, end=pos + len(name))
+
+
+def _dtype_arg(value: Any) -> np.dtype | None:
+    if value is None:
+        return None
+    if isinstance(value, DType):
+        return value.np
+    raise DdxTypeError(f"dtype must be one of {', '.join(sorted(DTYPES))}, got "
+                       f"{type_name(value)}")
+
+
+def _fresh(ev: Evaluator, node: Ast, value: np.ndarray, requires_grad: Any = False) -> Tensor:
+    t = Tensor(value)
+    t.label = ev.label(node)
+    if requires_grad is not False and truth(requires_grad):
+        t.set_requires_grad(True, via="init")
+    ev.nodes.append(t)
+    return t
+
+
+def fn_tensor(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+    _check_kw(node, kw, ("requires_grad", "dtype"))
+    _arity(node, args, 1, {})
+    src = args[0]
+    if isinstance(src, bool):
+        src = Tensor(np.asarray(src))
+    if not isinstance(src, Tensor):
+        raise DdxTypeError(f"tensor() takes numbers or [..] literals, got {type_name(src)}",
+                           start=node.pos, end=node.end)
+    dtype = _dtype_arg(_kw(kw, "dtype"))
+    raw = src.value
+    if dtype is None:
+        dtype = raw.dtype if raw.dtype.kind in "bi" else (raw.dtype if raw.dtype.kind == "f"
+                                                         else ev.dtype)
+        if raw.dtype.kind == "f" and raw.dtype != np.float32:
+            dtype = np.float64
+    return _fresh(ev, node, np.array(raw, dtype=dtype), _kw(kw, "requires_grad", False))
+
+
+def _shape_args(ev: Evaluator, node: Ast, args: list) -> tuple[int, ...]:
+    if len(args) == 1 and isinstance(args[0], (tuple, Size)):
+        return tuple(args[0])
+    if len(args) == 1 and isinstance(args[0], Tensor) and args[0].value.ndim == 1:
+        return tuple(int(v) for v in args[0].value.tolist())
+    return tuple(ev.int_arg(a, node) for a in args)
+
+
+def _filled(fill: float):
+    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+        _check_kw(node, kw, ("requires_grad", "dtype"))
+        dtype = _dtype_arg(_kw(kw, "dtype")) or ev.dtype
+        shape = _shape_args(ev, node, args)
+        return _fresh(ev, node, np.full(shape, fill, dtype=dtype), _kw(kw, "requires_grad", False))
+    return call
+
+
+def _filled_like(fill: float):
+    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
+        _check_kw(node, kw, ("requires_grad", "dtype"))
+        _arity(node, args, 1, {})
+        src = args[0]
+        if not isinstance(src, Tensor):
+            raise DdxTypeError(f"{node.value}() needs a tensor, got {type_name(src)}",
+                               start=node.pos, end=node.end)
+        dtype = _dtype_arg(_kw(kw, "dtype")) or src.value.dtype
+        return _fresh(ev, node, np.full(src.value.shape, fill, dtype=dtype),
+                      _kw(kw, "requires_grad", False))
+    return call
+
+
+def fn_zero_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
+    _arity(node, args, 0, kw)
+    seen = set()
+    for value in ev.env.values():
+        if isinstance(value, Tensor) and value.is_leaf and id(value) not in seen:
+            seen.add(id(value))
+            value.grad = None
+    return NOTHING
+
+
+def fn_print(ev: Evaluator, node: Ast, args: list, kw: dict):
+    _check_kw(node, kw, ())
+    ev.printed.append(" ".join(show(ev, a) for a in args))
+    return NOTHING
+
+
+def fn_no_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
+    _arity(node, args, 0, kw)
+    return NO_GRAD
+
+
+def fn_is_grad_enabled(ev: Evaluator, node: Ast, args: list, kw: dict):
+    _arity(node, args, 0, kw)
+    return autograd.GRAD_MODE.enabled
+
+
+REPL_FUNCTIONS = {
+    "tensor": fn_tensor,
+    "ones": _filled(1.0),
+    "zeros": _filled(0.0),
+    "ones_like": _filled_like(1.0),
+    "zeros_like": _filled_like(0.0),
+    "zero_grad": fn_zero_grad,
+    "print": fn_print,
+    "println": fn_print,
+    "no_grad": fn_no_grad,
+    "is_grad_enabled": fn_is_grad_enabled,
+}
+
+
+def _grad_tensor(ev: Evaluator, t: Tensor) -> Any:
+    if not t.is_leaf and not t.retains_grad:
+        ev.warnings.append(NONLEAF_GRAD_WARNING)
+    if t.grad is None:
+        return None
+    g = Tensor(t.grad)
+    g.label = f"{t.display}.grad"
+    g.name = None
+    return g
+
+
+def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
+    name = node.value
+    if isinstance(obj, Namespace):
+        if name in DTYPES:
+            return DType(DTYPES[name])
+        if name in ev.functions:
+            raise DdxTypeError(f"torch.{name} is a function: call it as torch.{name}(...)",
+                               start=node.pos, end=node.end)
+        raise _no_attr(node, "module 'torch'", list(DTYPES) + list(ev.functions))
+    if isinstance(obj, Tensor) and not obj.weak:
+        if name == "grad":
+            return _grad_tensor(ev, obj)
+        if name == "grad_fn":
+            return obj.grad_fn
+        if name == "requires_grad":
+            return obj.requires_grad
+        if name == "is_leaf":
+            return obj.is_leaf
+        if name == "shape":
+            return Size(obj.value.shape)
+        if name == "dtype":
+            return DType(obj.value.dtype)
+        if name == "ndim":
+            return Tensor(np.asarray(obj.value.ndim))
+        if name == "data":
+            return _detach(ev, node, obj)
+        if name == "T":
+            return FUNCTIONS["transpose"](ev, node, [obj], {})
+        raise _no_attr(node, "'Tensor' object", TENSOR_ATTRS + list(TENSOR_METHODS))
+    if isinstance(obj, (Function, AccumulateGrad)):
+        if name == "next_functions":
+            return obj.next_functions
+        if name == "variable" and isinstance(obj, AccumulateGrad):
+            return obj.variable
+        raise _no_attr(node, f"'{obj.name}' object", ["next_functions", "name"] +
+                       (["variable"] if isinstance(obj, AccumulateGrad) else []))
+    raise DdxTypeError(f"{type_name(obj)} has no attribute '{name}'", start=node.pos,
+                       end=node.end)
+
+
+def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
+    close = suggest(node.value, choices)
+    return DdxTypeError(f"{what} has no attribute '{node.value}'" +
+                        (f"; did you mean '{close}'?" if close else ""),
+                        start=node.pos, end=node.pos + len(node.value))
+
+
+def _detach(ev: Evaluator, node: Ast, t: Tensor) -> Tensor:
+    out = Tensor(t.value)
+    out.label = ev.label(node)
+    ev.nodes.append(out)
+    return out
+
+
+def m_backward(ev, node, t, args, kw):
+    _check_kw(node, kw, ("gradient", "retain_graph", "create_graph"))
+    gradient = args[0] if args else _kw(kw, "gradient")
+    retain = _kw(kw, "retain_graph", None)
+    retain = truth(retain) if retain is not None else False
+    if gradient is not None and not isinstance(gradient, Tensor):
+        raise DdxTypeError(f"gradient must be a tensor, got {type_name(gradient)}")
+    g = None if gradient is None else gradient.value
+    try:
+        with autograd.fp_guard():
+            autograd.backward(t, g, retain_graph=retain)
+    except DdxRuntimeError as exc:
+        if exc.message.startswith("grad can be implicitly"):
+            exc.hint = f"pass gradient=ones_like({t.display}) to weight the outputs"
+        raise
+    ev.warnings.extend(msg for _, msg in autograd.WARNINGS)
+    autograd.WARNINGS.clear()
+    return NOTHING
+
+
+def m_retain_grad(ev, node, t, args, kw):
+    _arity(node, args, 0, kw)
+    t.retain_grad()
+    return NOTHING
+
+
+def m_requires_grad_(ev, node, t, args, kw):
+    _check_kw(node, kw, ("requires_grad",))
+    flag = truth(args[0]) if args else truth(_kw(kw, "requires_grad", True))
+    t.set_requires_grad(flag, via="method")
+    return t
+
+
+def m_detach(ev, node, t, args, kw):
+    _arity(node, args, 0, kw)
+    return _detach(ev, node, t)
+
+
+def m_item(ev, node, t, args, kw):
+    _arity(node, args, 0, kw)
+    v = t.item()
+    return PyNumber(v)
+
+
+def m_zero_(ev, node, t, args, kw):
+    _arity(node, args, 0, kw)
+    if t.is_leaf and t.requires_grad and autograd.GRAD_MODE.enabled:
+        raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                              "operation.")
+    t.value[...] = 0
+    return t
+
+
+def m_size(ev, node, t, args, kw):
+    _check_kw(node, kw, ())
+    if args:
+        return Tensor(np.asarray(t.value.shape[ev.int_arg(args[0], node)]))
+    return Size(t.value.shape)
+
+
+def m_numpy(ev, node, t, args, kw):
+    if t.requires_grad:
+        raise DdxRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                              "tensor.detach().numpy() instead.")
+    return t
+
+
+TENSOR_METHODS = {
+    "backward": m_backward,
+    "retain_grad": m_retain_grad,
+    "requires_grad_": m_requires_grad_,
+    "detach": m_detach,
+    "item": m_item,
+    "zero_": m_zero_,
+    "size": m_size,
+    "numpy": m_numpy,
+}
+TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data",
+                "T"]
+
+
+class PyNumber(float):
+    """What .item() gives: a Python number, printed as Python prints it."""
+
+    def __new__(cls, v):
+        obj = super().__new__(cls, v)
+        obj.raw = v
+        return obj
+
+
+def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:
+    name = node.value
+    if isinstance(obj, Namespace):
+        fn = ev.functions.get(name)
+        if fn is None:
+            raise _no_attr(node, "module 'torch'", list(ev.functions))
+        return fn(ev, node, args, kw)
+    if isinstance(obj, (Function, AccumulateGrad)):
+        if name == "name":
+            return Str(obj.name if isinstance(obj, Function) else
+                       "torch::autograd::AccumulateGrad")
+        raise _no_attr(node, f"'{obj.name}' object", ["name"])
+    if isinstance(obj, PyNumber):
+        obj = Tensor(np.asarray(obj.raw))
+    if isinstance(obj, Tensor) and not obj.weak:
+        method = TENSOR_METHODS.get(name)
+        if method is not None:
+            return method(ev, node, obj, args, kw)
+        if name in FUNCTIONS:  # x.sum(), x.exp(), x.pow(2): the function with x first
+            return FUNCTIONS[name](ev, node, [obj, *args], kw)
+        raise _no_attr(node, "'Tensor' object", list(TENSOR_METHODS) + list(FUNCTIONS))
+    raise DdxTypeError(f"{type_name(obj)} has no method '{name}'", start=node.pos, end=node.end)
+
+
+def show(ev: Evaluator, value: Any) -> str:
+    """A value printed as Python and PyTorch print it."""
+    from .torchfmt import dtype_repr, size_repr, tensor_repr
+
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, PyNumber):
+        return repr(value.raw)
+    if isinstance(value, Str):
+        return repr(str(value))
+    if isinstance(value, Size):
+        return size_repr(value)
+    if isinstance(value, DType):
+        return dtype_repr(value.np)
+    if isinstance(value, Tensor):
+        if value.weak:
+            v = value.value.item()
+            return repr(v)
+        return tensor_repr(value.value, requires_grad=value.requires_grad,
+                           grad_fn=value.grad_fn.name if value.grad_fn is not None else None,
+                           is_leaf=value.is_leaf)
+    if isinstance(value, (Function, AccumulateGrad)):
+        return f"<{value.name} object at {ev.addresses.of(value)}>"
+    if isinstance(value, tuple):
+        inner = ", ".join(show(ev, v) if not isinstance(v, int) or isinstance(v, bool)
+                          else str(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if value is NO_GRAD or value is TORCH:
+        return repr(value)
+    return repr(value)
