@@ -184,8 +184,8 @@ class Completer(_completer_base()):
     def get_completions(self, document, complete_event):
         from prompt_toolkit.completion import Completion
 
-        from .surface import REPL_FUNCTIONS
         from .program import FUNCTIONS
+        from .surface import REPL_FUNCTIONS
 
         before = document.text_before_cursor
         if before.lstrip().startswith(":") and " " not in before.strip():

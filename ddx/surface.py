@@ -8,8 +8,7 @@ import numpy as np
 
 from . import autograd
 from .errors import DdxRuntimeError, DdxTypeError, suggest
-from .program import (DTYPES, FUNCTIONS, NO_GRAD, TORCH, DType, Evaluator, Namespace, _arity,
-                      truth, type_name)
+from .program import DTYPES, FUNCTIONS, NO_GRAD, TORCH, DType, Evaluator, Namespace, _arity, truth, type_name
 from .syntax import Ast
 from .tensor import AccumulateGrad, Function, Tensor
 
