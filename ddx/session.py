@@ -100,7 +100,7 @@ class Session:
         try:
             program = parse(text)
         except DdxError as exc:
-            if text.lstrip().startswith(("val ", "var ", "let ")) and exc.hint is None:
+            if text.lstrip().startswith(("val ", "var ", "let ")):
                 exc.hint = "drop the 'val': write x = ..."
             self.report(exc, line_offset, numbered=numbered)
             return False
