@@ -59,6 +59,9 @@ class Trace:
                                    leaf_requires=self._requires)
         self.backward_done = False
         self.flow: dict = {}  # Function -> the gradient that reached its output
+        self.grad_output: np.ndarray | None = None
+        self.vjp_count = 0
+        self.extras: dict = {}  # forward / check / jacobian / hessian / explain, when asked
         for name, value in (bindings or {}).items():
             self.bind(name, value)
         with autograd.fp_guard(), paused():
@@ -111,17 +114,78 @@ class Trace:
     def nodes(self) -> list[Tensor]:
         return self.evaluator.nodes
 
-    def backward(self, grad_output: Any = None, *, retain_graph: bool = False) -> Trace:
+    def backward(self, grad_output: Any = None, *, retain_graph: bool = True) -> Trace:
         if isinstance(grad_output, str):
             grad_output = (np.ones_like(self.output.value) if grad_output.strip() == "ones"
                            else constant(grad_output, dtype=self.dtype, what="--grad-output"))
+        self.grad_output = autograd.initial_grad(self.output, grad_output) \
+            if self.output.requires_grad else None
+        counter: list[int] = []
         with autograd.fp_guard(), paused():
             autograd.backward(self.output, grad_output, retain_graph=retain_graph,
-                              record=self.flow)
+                              record=self.flow, counter=counter)
+        self.vjp_count = sum(counter)
         self.warnings.extend(msg for _, msg in autograd.WARNINGS)
         autograd.WARNINGS.clear()
         self.backward_done = True
         return self
+
+    # --- the other views of the same derivatives (issue: forward, check, explain) ----------
+    def _seed(self) -> np.ndarray:
+        if self.grad_output is not None:
+            return self.grad_output
+        return autograd.initial_grad(self.output, None)
+
+    def forward_mode(self) -> dict:
+        from .forward import compare, forward_gradients, op_count
+
+        grads, cost = forward_gradients(self.output, self.leaves, self._seed())
+        n = op_count(self.output)
+        result = {"gradients": grads, "difference": compare(self.grads, grads),
+                  "cost": {"reverse": {"passes": 2, "forward_ops": n, "vjps": self.vjp_count},
+                           "forward": cost}}
+        self.extras["forward"] = result
+        return result
+
+    def check(self) -> dict:
+        from .forward import compare, finite_differences
+
+        grads, step = finite_differences(self.output, self.leaves, self._seed())
+        max_abs, max_rel = compare(self.grads, grads)
+        f32 = self.dtype == np.float32
+        rtol, atol = (2e-2, 1e-3) if f32 else (1e-5, 1e-7)
+        ok = all(np.allclose(np.zeros_like(fd) if self.grads[n] is None else self.grads[n], fd,
+                             rtol=rtol, atol=atol, equal_nan=True) for n, fd in grads.items())
+        result = {"method": "central differences", "step": step,
+                  "step_rule": f"h = {step:g} * max(1, |x|)", "gradients": grads,
+                  "max_abs_error": max_abs, "max_rel_error": max_rel, "rtol": rtol,
+                  "atol": atol, "ok": ok}
+        if f32:
+            result["warning"] = ("float32: finite differences are unreliable (about 3 digits); "
+                                 f"used step {step:g}; run with --dtype float64 for a sharp check")
+        self.extras["check"] = result
+        return result
+
+    def jacobian(self) -> dict:
+        from .forward import jacobians
+
+        result = jacobians(self.output, self.leaves)
+        self.extras["jacobian"] = result
+        return result
+
+    def hessian(self) -> dict:
+        from .hessian import hessian
+
+        result = hessian(self)
+        self.extras["hessian"] = result
+        return result
+
+    def explain(self) -> dict:
+        from .explain import explain
+
+        result = explain(self)
+        self.extras["explain"] = result
+        return result
 
     @property
     def value(self) -> np.ndarray:
@@ -167,7 +231,47 @@ class Trace:
                           for n, g in self.grads.items()},
             "nodes": nodes,
             "warnings": list(self.warnings),
+            **{key: extras_json(key, value) for key, value in self.extras.items()},
+            **({"cost": _tree_json({k: v["cost"] for k, v in self.extras.items()
+                                    if isinstance(v, dict) and "cost" in v})}
+               if any(isinstance(v, dict) and "cost" in v for v in self.extras.values()) else {}),
         }
+
+
+def _tree_json(value: Any) -> Any:
+    """numpy arrays inside dicts/lists/tuples made JSON-ready (explicit stack)."""
+    root: list = [None]
+    stack = [(value, root, 0)]
+    while stack:
+        v, parent, key = stack.pop()
+        if isinstance(v, np.ndarray) or isinstance(v, np.generic):
+            parent[key] = jsonable(v)
+        elif isinstance(v, dict):
+            d: dict = {}
+            parent[key] = d
+            stack.extend((item, d, k) for k, item in v.items())
+        elif isinstance(v, (list, tuple)):
+            items: list = [None] * len(v)
+            parent[key] = items
+            stack.extend((item, items, i) for i, item in enumerate(v))
+        elif isinstance(v, float) and not np.isfinite(v):
+            parent[key] = jsonable(np.asarray(v))
+        else:
+            parent[key] = v
+    return root[0]
+
+
+def extras_json(key: str, value: dict) -> Any:
+    """SPEC §4 / issue layouts: "forward" is shaped like "gradients"; the rest carry details."""
+    if key == "forward":
+        return _tree_json(value["gradients"])
+    if key == "jacobian":
+        return _tree_json(value["reverse"])
+    if key == "hessian":
+        return _tree_json(value["hessian"])
+    if key == "check":
+        return _tree_json({k: v for k, v in value.items()})
+    return _tree_json(value)
 
 
 def jsonable(value: np.ndarray | None) -> Any:

@@ -101,6 +101,26 @@ def torch_size(shape: tuple[int, ...]) -> str:
     return f"torch.Size([{', '.join(str(n) for n in shape)}])"
 
 
+def ancestors(root: Tensor) -> list[Tensor]:
+    """Every tensor ``root`` depends on, inputs before their users, each once (explicit stack)."""
+    order: list[Tensor] = []
+    seen: set[int] = set()
+    stack: list[tuple[Tensor, bool]] = [(root, False)]
+    while stack:
+        t, done = stack.pop()
+        if done:
+            order.append(t)
+            continue
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        stack.append((t, True))
+        for s in reversed(t.inputs):
+            if id(s) not in seen:
+                stack.append((s, False))
+    return order
+
+
 def graph_order(root: Function) -> dict[Function, int]:
     """For every Function reachable from ``root``, how many consumers feed it a gradient."""
     deps: dict[Function, int] = {}
@@ -126,7 +146,8 @@ FREED_TEXT = ("Trying to backward through the graph a second time (or directly a
 
 
 def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
-             retain_graph: bool = False, record: dict | None = None) -> None:
+             retain_graph: bool = False, record: dict | None = None,
+             counter: list | None = None) -> None:
     """Accumulate d(root)/d(leaf) into every leaf's ``.grad``, as ``root.backward()`` does.
 
     ``record``, when given, receives the total gradient arriving at every Function's output."""
@@ -134,20 +155,45 @@ def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
         raise DdxRuntimeError("element 0 of tensors does not require grad and does not have a "
                               "grad_fn")
     g0 = initial_grad(root, grad_output)
+    n = propagate(root, g0, _accumulate, retain_graph=retain_graph, record=record)
+    if counter is not None:
+        counter.append(n)
+
+
+def vjp(root: Tensor, g0: np.ndarray) -> dict[int, np.ndarray]:
+    """d<g0, root>/d(leaf) for every leaf reached, keyed by id(leaf); touches no ``.grad``."""
+    out: dict[int, np.ndarray] = {}
+
+    def sink(t: Tensor, g: np.ndarray) -> None:
+        key = id(t)
+        out[key] = np.asarray(out[key] + g) if key in out else g
+
+    propagate(root, np.asarray(g0, dtype=root.value.dtype), sink, retain_graph=True,
+              retain_grads=False)
+    return out
+
+
+def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
+              record: dict | None = None, retain_grads: bool = True) -> int:
+    """The backward pass: send g0 from ``root`` through the graph; leaves' shares go to ``sink``.
+
+    Returns how many VJPs were evaluated."""
     if root.grad_fn is None:
-        _accumulate(root, g0)
-        return
+        if root.requires_grad:
+            sink(root, g0)
+        return 0
     deps = graph_order(root.grad_fn)
     for fn in (root.grad_fn, *deps):
         if fn.freed and fn.op.saves:
             raise DdxRuntimeError(FREED_TEXT)
     pending: dict[Function, np.ndarray] = {root.grad_fn: g0}
     ready = [root.grad_fn]
+    count = 0
     while ready:
         fn = ready.pop()
         g = pending.pop(fn)
         out = fn.output
-        if out.retains_grad:
+        if retain_grads and out.retains_grad:
             _accumulate(out, g)
         if record is not None:
             record[fn] = g
@@ -156,6 +202,7 @@ def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
             if not t.requires_grad:
                 continue
             gi = fn.op.vjp[i](g, out.value, *args, **fn.kw)
+            count += 1
             if _FP_EVENTS:
                 _FP_EVENTS.clear()
                 WARNINGS.append((fn.name, f"the gradient through {fn.name} ({out.label or fn.name})"
@@ -167,7 +214,7 @@ def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
                 gi = gi.astype(t.value.dtype)
             f = t.grad_fn
             if f is None:
-                _accumulate(t, gi)
+                sink(t, gi)
                 continue
             pending[f] = np.asarray(pending[f] + gi) if f in pending else gi
             deps[f] -= 1
@@ -175,3 +222,4 @@ def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
                 ready.append(f)
         if not retain_graph:
             fn.freed = True
+    return count

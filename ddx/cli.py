@@ -113,6 +113,13 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 @click.option("--grad-output", metavar="VALUE",
               help="The gradient= argument of backward() for a non-scalar output ('ones').")
 @click.option("--retain-grad", is_flag=True, help="Keep and show intermediate gradients.")
+@click.option("--forward", "fwd", is_flag=True,
+              help="Also run forward mode (a JVP pass per input element), side by side.")
+@click.option("--check", is_flag=True, help="Also compare with central finite differences.")
+@click.option("--jacobian", is_flag=True,
+              help="Full Jacobian of a vector output, by reverse and by forward mode.")
+@click.option("--hessian", is_flag=True, help="Hessian of a scalar output (forward-over-reverse).")
+@click.option("--explain", is_flag=True, help="Show the chain rule: path products per leaf.")
 @click.option("--graph", "graph_file", metavar="FILE",
               help="Write the graph picture: .dot, .mmd (Mermaid), .svg/.png (needs Graphviz).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -121,8 +128,8 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
-def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, graph_file, as_json, dtype, no_color,
-             debug):
+def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
+             graph_file, as_json, dtype, no_color, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
     for a in args:
         if a.startswith("--") and "=" not in a.split("--", 1)[1][:1]:
@@ -132,8 +139,17 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, graph_file, as_json, 
 
     trace = Trace(expr, bindings, wrt=wrt, no_grad=no_grad, dtype=dtype,
                   retain_grad=retain_grad)
-    if trace.output.requires_grad:
+    if hessian and trace.output.value.size != 1:
+        raise DdxUsageError("--hessian needs a scalar output",
+                            hint="reduce it first, e.g. sum(...), or use --jacobian")
+    vector_ok = jacobian and trace.output.value.size > 1 and grad_output is None
+    if trace.output.requires_grad and not vector_ok:
         trace.backward(grad_output)
+    for flag, method in ((fwd, trace.forward_mode), (check, trace.check),
+                         (jacobian, trace.jacobian), (hessian, trace.hessian),
+                         (explain, trace.explain)):
+        if flag and trace.output.requires_grad:
+            method()
     if graph_file:
         from .graph import write_graph
 

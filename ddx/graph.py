@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from . import fmt
+from .autograd import ancestors
 from .errors import DdxError, DdxUsageError
 from .tensor import Tensor
 
@@ -18,23 +19,7 @@ SYMBOL = {"add": "+", "sub": "-", "rsub": "-", "mul": "*", "div": "/", "neg": "-
 
 
 def collect(root: Tensor) -> list[Tensor]:
-    """Every tensor the output depends on, inputs before users, each once (explicit stack)."""
-    order: list[Tensor] = []
-    seen: set[int] = set()
-    stack: list[tuple[Tensor, bool]] = [(root, False)]
-    while stack:
-        t, done = stack.pop()
-        if done:
-            order.append(t)
-            continue
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        stack.append((t, True))
-        for s in reversed(t.inputs):
-            if id(s) not in seen:
-                stack.append((s, False))
-    return order
+    return ancestors(root)
 
 
 def kind(view, t: Tensor) -> str:

@@ -38,11 +38,6 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
     return row
 
 
-def _where0(cond, value):
-    """``value`` with zeros where ``cond`` holds; keeps scalars as 0-d arrays."""
-    return np.where(cond, 0.0, value).astype(np.result_type(value), copy=False)
-
-
 def _expand(g, shape, dim):
     """Broadcast a reduced gradient back over the reduced axis (or all axes)."""
     if dim is not None:
@@ -94,7 +89,7 @@ def _extreme_vjp(g, out, a, dim=None, *, argfn=None):
         mask = a == out
         return g * mask / np.count_nonzero(mask)
     idx = np.expand_dims(argfn(a, axis=dim), dim)
-    grad = np.zeros(a.shape, dtype=np.result_type(g))
+    grad = np.zeros_like(g, shape=a.shape)  # zeros_like, not zeros: dual numbers pass through
     np.put_along_axis(grad, idx, np.expand_dims(g, dim), axis=dim)
     return grad
 
@@ -229,7 +224,7 @@ op("transpose", "TransposeBackward0", np.transpose, lambda g, o, a: np.transpose
 
 
 def _scatter(g, shape, key):
-    grad = np.zeros(shape, dtype=np.result_type(g))
+    grad = np.zeros_like(g, shape=shape)
     grad[key] = g
     return grad
 

@@ -253,6 +253,7 @@ class Evaluator:
         out.const = all(t.const for t in inputs)
         out.op = name
         out.inputs = tuple(inputs)
+        out.kw = kw or {}
         if not out.weak:
             self.nodes.append(out)
         return out

@@ -22,7 +22,7 @@ STYLE_OUT = "bold green"
 STYLE_BAD = "bold red"
 
 
-def _val(arr, *, width: int = 40, exact: bool = True) -> Text:
+def _val(arr, *, width: int = 40, exact: bool = True) -> Text:  # noqa: D103
     text = Text(fmt.value(arr, width=width, exact=exact))
     if arr is not None and fmt.nonfinite(arr):
         text.stylize(STYLE_BAD)
@@ -139,4 +139,138 @@ def one_liner(trace) -> Group:
         parts.append(gradient_table(trace))
     elif not trace.output.requires_grad:
         parts.append(Text("no gradients: nothing in this expression requires grad", style="dim"))
+    parts.extend(extras(trace))
     return Group(*parts)
+
+
+def _num(v) -> str:
+    return fmt.value(v, width=40, exact=False)
+
+
+def forward_view(trace, result: dict) -> Group:
+    table = Table(title="reverse mode vs forward mode", box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("leaf", "reverse", "forward"):
+        table.add_column(col, overflow="fold")
+    for name, g in result["gradients"].items():
+        table.add_row(Text(name, style=STYLE_LEAF), _val(trace.grads[name]), _val(g))
+    max_abs, max_rel = result["difference"]
+    rev, fwd = result["cost"]["reverse"], result["cost"]["forward"]
+    cost = Table(box=box.SIMPLE_HEAD, title="cost", title_justify="left")
+    cost.add_column("mode")
+    cost.add_column("passes")
+    cost.add_column("primitive ops")
+    cost.add_row("reverse", "1 forward + 1 backward",
+                 f"{rev['forward_ops']} forward + {rev['vjps']} VJPs")
+    cost.add_row("forward", f"{fwd['passes']} (one per input element)", f"{fwd['ops']} JVPs")
+    return Group(table, Text(f"max |reverse - forward| = {max_abs:.3g}   max relative = "
+                             f"{max_rel:.3g}"), cost)
+
+
+def check_view(trace, result: dict) -> Group:
+    table = Table(title=f"finite differences ({result['method']}, {result['step_rule']})",
+                  box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("leaf", "reverse", "finite difference"):
+        table.add_column(col, overflow="fold")
+    for name, g in result["gradients"].items():
+        table.add_row(Text(name, style=STYLE_LEAF), _val(trace.grads[name]), _val(g, exact=False))
+    verdict = Text("ok: " if result["ok"] else "MISMATCH: ",
+                   style="bold green" if result["ok"] else STYLE_BAD)
+    verdict.append(f"max abs error {result['max_abs_error']:.3g}, max relative error "
+                   f"{result['max_rel_error']:.3g} (tolerance rtol {result['rtol']:g}, "
+                   f"atol {result['atol']:g})")
+    parts = [table, verdict]
+    if "warning" in result:
+        parts.append(Text("warning: " + result["warning"], style="yellow"))
+    return Group(*parts)
+
+
+def jacobian_view(trace, result: dict) -> Group:
+    parts = [Text(f"Jacobian of {trace.output_name} (shape {fmt.shape(trace.output.value)})",
+                  style="bold")]
+    for name, jac in result["reverse"].items():
+        parts.append(Text.assemble((f"d{trace.output_name}/d{name}", STYLE_LEAF),
+                                   f"  shape {fmt.shape(jac)}"))
+        parts.append(Text(fmt.value(jac, threshold=64, width=76, exact=False)))
+    rev, fwd = result["cost"]["reverse"], result["cost"]["forward"]
+    cheaper = "reverse" if rev["passes"] < fwd["passes"] else (
+        "forward" if fwd["passes"] < rev["passes"] else "neither (same number of passes)")
+    max_abs, _ = result["difference"]
+    parts.append(Text(f"reverse: {rev['passes']} backward passes (one per output element); "
+                      f"forward: {fwd['passes']} passes (one per input element); cheaper here: "
+                      f"{cheaper}. max |reverse - forward| = {max_abs:.3g}"))
+    return Group(*parts)
+
+
+def hessian_view(trace, result: dict) -> Group:
+    parts = [Text(f"Hessian of {trace.output_name} ({result['method']})", style="bold")]
+    for a, row in result["hessian"].items():
+        for b, block in row.items():
+            parts.append(Text(f"d2{trace.output_name}/d{a}d{b}", style=STYLE_LEAF))
+            parts.append(Text(fmt.value(block, threshold=64, width=76, exact=False)))
+    ok = result["check"]["ok"]
+    parts.append(Text(("ok" if ok else "MISMATCH") + ": finite differences of the gradient agree"
+                      f" to {result['check']['max_abs_error']:.3g} (step "
+                      f"{result['check']['step']:g})", style="green" if ok else STYLE_BAD))
+    return Group(*parts)
+
+
+def explain_view(trace, result: dict) -> Group:
+    out = trace.output_name
+    parts = [Text("chain rule, path by path", style="bold")]
+    for name, entry in result["leaves"].items():
+        head = Text(f"d{out}/d{name}", style=STYLE_LEAF)
+        if entry["mode"] == "unused":
+            parts.append(head.append(" = 0: no path leads from the output to it", style="dim"))
+            continue
+        if entry["mode"] == "nodes":
+            why = ("the values are tensors" if entry.get("path_count", 0) <= 32
+                   else f"{entry['path_count']} paths is too many to list")
+            parts.append(head.append(f" = {_num(entry['gradient'])}  ({why}: see the per-node "
+                                     "steps below)", style="default"))
+            continue
+        many = len(entry["paths"]) > 1
+        for k, path in enumerate(entry["paths"], 1):
+            line = Text()
+            line.append_text(head.copy() if not many else Text(f"  path {k}: ", style="dim"))
+            if not many:
+                line.append(" = ")
+            for j, f in enumerate(path["factors"]):
+                if j:
+                    line.append(" × ")
+                line.append(f"[{f['node']}] ", style=STYLE_OP)
+                line.append(f["local"])
+                if f["local"] != fmt.number(f["value"]):
+                    line.append(f" = {_num(f['value'])}")
+            line.append(f" → {_num(path['product'])}", style="bold")
+            if many and k == 1:
+                parts.append(head.copy().append(f": {len(entry['paths'])} paths, one per use",
+                                                style="default"))
+            parts.append(line)
+        if many:
+            parts.append(Text(f"  sum of the paths = {_num(entry['sum'])}", style="bold"))
+    steps = result["steps"]
+    if any(e["mode"] == "nodes" for e in result["leaves"].values()) or any(
+            s["summed_axes"] for s in steps):
+        table = Table(title="per node: upstream gradient × local derivative = what the input "
+                            "gets", box=box.SIMPLE_HEAD, title_justify="left")
+        for col in ("node", "input", "local", "upstream", "gets", "broadcast"):
+            table.add_column(col, overflow="fold")
+        for s in steps[:MAX_ROWS]:
+            table.add_row(Text(f"{s['node']} {s['at']}", style=STYLE_OP), s["input"],
+                          s["local"], _val(s["upstream"], width=24, exact=False),
+                          _val(s["gets"], width=24, exact=False),
+                          f"summed over axes {tuple(s['summed_axes'])}" if s["summed_axes"]
+                          else "")
+        parts.append(table)
+    bad = result["nonfinite"]
+    if bad:
+        parts.append(Text(f"{'nan/inf'} first arose in the {bad['pass']} pass at "
+                          f"[{bad['node']}] {bad['at']}: {bad['why']}", style=STYLE_BAD))
+        parts.append(Text(f"hint: {bad['hint']}", style="yellow"))
+    return Group(*parts)
+
+
+def extras(trace) -> list:
+    views = {"forward": forward_view, "check": check_view, "jacobian": jacobian_view,
+             "hessian": hessian_view, "explain": explain_view}
+    return [views[k](trace, v) for k, v in trace.extras.items()]

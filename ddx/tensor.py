@@ -14,7 +14,7 @@ class Tensor:
     """A value in the graph. ``weak`` marks a Python-number constant (PyTorch's wrapped scalar)."""
 
     __slots__ = ("value", "requires_grad", "grad", "grad_fn", "name", "label", "span",
-                 "retains_grad", "weak", "const", "op", "inputs", "_acc", "__weakref__")
+                 "retains_grad", "weak", "const", "op", "inputs", "kw", "_acc", "__weakref__")
 
     def __init__(self, value: np.ndarray, requires_grad: bool = False, *, name: str | None = None,
                  label: str | None = None, span: tuple[int, int] | None = None,
@@ -31,6 +31,7 @@ class Tensor:
         self.const = weak  # built from number literals only (x = 2 makes a leaf of it)
         self.op: str = "leaf"  # the op that made it, for display even when no graph is recorded
         self.inputs: tuple[Tensor, ...] = ()
+        self.kw: dict = {}
         self._acc: AccumulateGrad | None = None
 
     @property

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 VARS = ("a", "b", "c")
 UNARY = {"sin": math.sin, "cos": math.cos, "tanh": math.tanh, "atan": math.atan,
-         "sigmoid": lambda v: 1 / (1 + math.exp(-v)), "exp": math.exp,
+         "sigmoid": lambda v: 1 / (1 + math.exp(-v)) if v > -700 else 0.0,
+         "exp": lambda v: math.exp(v) if v < 700 else math.inf,
          "softplus": lambda v: math.log1p(math.exp(v)) if v <= 20 else v}
 BINARY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}
 
