@@ -203,6 +203,113 @@ def run_cmd(file, bail, debug):
     sys.exit(1 if failed else 0)
 
 
+@main.command("batch")
+@click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
+@click.argument("bindings", nargs=-1)
+@click.option("--expr", help="One expression for every row of --csv / --jsonl data.")
+@click.option("--csv", "csv_file", metavar="DATA", help="CSV data (- for stdin): columns bind "
+              "the variables.")
+@click.option("--jsonl", "jsonl_file", metavar="DATA", help="JSON Lines data (- for stdin).")
+@click.option("-o", "--output", metavar="OUT", help="Where results go (default: stdout).")
+@click.option("--human", is_flag=True, help="Print the Rich view per job instead of JSON.")
+@click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
+@click.option("--debug", is_flag=True, hidden=True)
+@guarded
+def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_color, debug):
+    """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
+    from . import batch
+
+    start = batch.now()
+    out = sys.stdout if output in (None, "-") else _open_out(output)
+    if expr is not None or csv_file or jsonl_file:
+        data = csv_file or jsonl_file
+        if expr is None or not data or (csv_file and jsonl_file):
+            raise DdxUsageError("data mode needs --expr and one of --csv or --jsonl")
+        extra = dict(_binding(b) for b in ((file,) if file else ()) + bindings)
+        run = batch.DataRun(expr, extra, fmt="csv" if csv_file else "jsonl")
+        source = batch.open_text(data)
+        with _progress(data) as advance:
+            run.run(source, out, lambda msg: click.echo(f"error: {msg}", err=True), advance)
+        out.flush()
+        for message, count in list(run.warnings.items())[:5]:
+            click.echo(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""),
+                       err=True)
+        click.echo(f"batch: {run.rows} rows, {run.bad_rows} bad, "
+                   f"{batch.now() - start:.2f} s", err=True)
+        sys.exit(1 if run.bad_rows else 0)
+    if bindings:
+        raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
+    stream = sys.stdin.buffer if file in (None, "-") else _open_bytes(file)
+    console = _stdout_console(no_color) if human else None
+
+    def emit(line, trace, error):
+        if human:
+            from .errors import format_error
+            from .render import one_liner
+
+            console.rule(f"line {line}")
+            if error is not None:
+                console.print(format_error(error), markup=False, highlight=False)
+            else:
+                console.print(one_liner(trace))
+            return
+        doc = {"line": line, **(trace.to_json() if error is None
+                                else {"error": error.to_json()})}
+        out.write(json.dumps(doc) + "\n")
+
+    jobs, failed = batch.run_jobs(stream, emit)
+    out.flush()
+    took = batch.now() - start
+    click.echo(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"
+               + (f" ({1e3 * took / jobs:.3f} ms per job)" if jobs else ""), err=True)
+    sys.exit(1 if failed else 0)
+
+
+def _binding(item: str) -> tuple[str, str]:
+    name, eq, value = item.partition("=")
+    if not eq or not name.isidentifier():
+        raise DdxUsageError(f"expected NAME=VALUE, got {item!r}")
+    return name, value
+
+
+def _open_out(path: str):
+    try:
+        return open(path, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise DdxUsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _open_bytes(path: str):
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise DdxUsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+class _progress:
+    """A Rich progress bar on stderr, only when stderr is a terminal and the input is a file."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.bar = None
+
+    def __enter__(self):
+        if not sys.stderr.isatty() or self.path == "-":
+            return None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.bar = Progress(console=Console(stderr=True), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("rows", total=None)
+        return lambda n: self.bar.advance(self.task, n)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
+
+
 def _read_text(file: str) -> str:
     try:
         if file == "-":

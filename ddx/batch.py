@@ -1,0 +1,296 @@
+"""ddx batch: many one-liner jobs in, JSON Lines out in order; or one expression over a data file."""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterable
+from typing import IO, Any
+
+import numpy as np
+
+from .errors import DdxError, DdxUsageError
+from .program import CONSTANTS, FUNCTIONS, compile_expr
+from .syntax import Program, parse
+
+MAX_LINE = 1 << 20  # a job line longer than 1 MiB is reported, not parsed
+FLAGS = {"--retain-grad": "retain_grad", "--forward": "forward", "--check": "check",
+         "--jacobian": "jacobian", "--hessian": "hessian", "--explain": "explain",
+         "--json": None, "--no-color": None}
+VALUED = {"--wrt": "wrt", "--no-grad": "no_grad", "--grad-output": "grad_output",
+          "--dtype": "dtype"}
+
+
+def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """A job line: one-liner arguments (shell quoting) or a JSON object."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise DdxUsageError(f"bad JSON job: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("expr"), str):
+            raise DdxUsageError('a JSON job needs "expr" (a string)')
+        bindings = obj.get("bindings") or {}
+        if not isinstance(bindings, dict):
+            raise DdxUsageError('"bindings" must be an object')
+        opts = {k: obj[k] for k in ("wrt", "no_grad", "grad_output", "dtype", "retain_grad",
+                                    "forward", "check", "jacobian", "hessian", "explain")
+                if k in obj}
+        if isinstance(opts.get("grad_output"), list | int | float):
+            opts["grad_output"] = json.dumps(opts["grad_output"])
+        return obj["expr"], bindings, opts
+    try:
+        args = shlex.split(stripped)
+    except ValueError as exc:
+        raise DdxUsageError(f"bad quoting: {exc}") from None
+    opts: dict[str, Any] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        key, eq, inline = a.partition("=")
+        if a in FLAGS:
+            if FLAGS[a]:
+                opts[FLAGS[a]] = True
+        elif key in VALUED:
+            if eq:
+                opts[VALUED[key]] = inline
+            elif i + 1 < len(args):
+                i += 1
+                opts[VALUED[key]] = args[i]
+            else:
+                raise DdxUsageError(f"option {key} needs a value")
+        elif a.startswith("--"):
+            raise DdxUsageError(f"no such option: {a}")
+        else:
+            rest.append(a)
+        i += 1
+    if not rest:
+        raise DdxUsageError("missing expression")
+    bindings = {}
+    for item in rest[1:]:
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise DdxUsageError(f"expected NAME=VALUE, got {item!r}")
+        bindings[name] = value
+    return rest[0], bindings, opts
+
+
+def run_job(expr: str, bindings: dict, opts: dict):
+    """Evaluate and differentiate one job; returns the Trace."""
+    from .api import Trace
+
+    trace = Trace(expr, bindings, wrt=opts.get("wrt"), no_grad=opts.get("no_grad"),
+                  dtype=opts.get("dtype", "float64"), retain_grad=bool(opts.get("retain_grad")))
+    if opts.get("hessian") and trace.output.value.size != 1:
+        raise DdxUsageError("--hessian needs a scalar output")
+    vector_ok = opts.get("jacobian") and trace.output.value.size > 1 \
+        and opts.get("grad_output") is None
+    if trace.output.requires_grad and not vector_ok:
+        trace.backward(opts.get("grad_output"))
+    for key, method in (("forward", trace.forward_mode), ("check", trace.check),
+                        ("jacobian", trace.jacobian), ("hessian", trace.hessian),
+                        ("explain", trace.explain)):
+        if opts.get(key) and trace.output.requires_grad:
+            method()
+    return trace
+
+
+def job_lines(stream: IO[bytes]) -> Iterable[tuple[int, str | DdxError]]:
+    """(line number, text) for every job line; undecodable or huge lines become errors."""
+    for number, raw in enumerate(stream, 1):
+        if len(raw) > MAX_LINE:
+            yield number, DdxUsageError(f"line too long ({len(raw)} bytes; the limit is "
+                                        f"{MAX_LINE})")
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, DdxUsageError(f"invalid UTF-8 at byte {exc.start}")
+            continue
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        yield number, text
+
+
+def run_jobs(stream: IO[bytes], emit: Callable[[int, Any, DdxError | None], None]) -> tuple[int, int]:
+    """Run every job; ``emit(line, trace, error)`` is called once per job, in input order."""
+    jobs = failed = 0
+    for number, item in job_lines(stream):
+        jobs += 1
+        try:
+            if isinstance(item, DdxError):
+                raise item
+            expr, bindings, opts = parse_job(item)
+            trace = run_job(expr, bindings, opts)
+        except DdxError as exc:
+            failed += 1
+            emit(number, None, exc)
+            continue
+        except RecursionError:
+            failed += 1
+            emit(number, None, DdxError("input nested too deeply"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - one bad job never stops the others
+            failed += 1
+            emit(number, None, DdxError(f"internal error: {type(exc).__name__}: {exc}"))
+            continue
+        emit(number, trace, None)
+    return jobs, failed
+
+
+# --- one expression over a data file ---------------------------------------------------------
+
+def free_names(program: Program) -> list[str]:
+    """Names the program reads before (or without) assigning them, in order of first use."""
+    assigned: set[str] = set()
+    seen: list[str] = []
+    stack = list(reversed(program.stmts))
+    while stack:
+        stmt = stack.pop()
+        if stmt.kind == "with":
+            stack.extend(reversed(stmt.body))
+        for node in compile_expr(stmt.value):
+            if node.kind == "name" and node.value not in assigned and node.value not in seen:
+                seen.append(node.value)
+        if stmt.kind == "assign" and stmt.target.kind == "name":
+            assigned.add(stmt.target.value)
+    return seen
+
+
+class DataRun:
+    """Value and gradients of one expression for every row of a CSV / JSON Lines stream."""
+
+    def __init__(self, expr: str, bindings: dict[str, str], *, fmt: str = "csv") -> None:
+        self.expr = expr
+        self.program = parse(expr)
+        self.bindings = bindings
+        self.fmt = fmt
+        self.rows = 0
+        self.bad_rows = 0
+        self.warnings: dict[str, int] = {}
+        self.rowwise: bool | None = None
+
+    def variables(self, columns: list[str] | None) -> list[str]:
+        names = []
+        for n in free_names(self.program):
+            if n in self.bindings:
+                continue
+            if columns is not None and n in columns:
+                names.append(n)
+            elif n in CONSTANTS or n in FUNCTIONS:
+                continue
+            elif columns is None:
+                names.append(n)
+            else:
+                raise DdxUsageError(f"the expression uses '{n}', which is neither a column nor "
+                                    "bound", hint="columns: " + ", ".join(columns))
+        return names
+
+    def compute(self, chunk) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        from .api import Trace
+
+        if self.rowwise is not False:
+            trace = Trace(self.expr, {**self.bindings, **chunk.columns}, wrt=list(chunk.columns))
+            from .ops import OPS
+
+            elementwise = all(OPS[t.op].elementwise for t in trace.nodes
+                              if t.op not in ("leaf", "const"))
+            if elementwise and trace.output.value.shape in ((chunk.n,), ()):
+                self.rowwise = True
+                self._note(trace.warnings)
+                return self._grads(trace, chunk)
+            self.rowwise = False
+        return self._per_row(chunk)
+
+    def _grads(self, trace, chunk):
+        n = chunk.n
+        value = np.broadcast_to(trace.output.value, (n,))
+        grads = {}
+        if trace.output.requires_grad:
+            trace.backward(np.ones(trace.output.value.shape))
+            self._note(trace.warnings)
+        for name in chunk.columns:
+            g = trace.leaves[name].grad if name in trace.leaves else None
+            grads[name] = np.zeros(n) if g is None else np.broadcast_to(g, (n,))
+        return value, grads
+
+    def _per_row(self, chunk):
+        """Expressions that mix rows (reductions, products) run one row at a time."""
+        from .api import Trace
+
+        n = chunk.n
+        value = np.full(n, np.nan)
+        grads = {name: np.full(n, np.nan) for name in chunk.columns}
+        for i in range(n):
+            if i in chunk.bad:
+                continue
+            row = {k: float(v[i]) for k, v in chunk.columns.items()}
+            try:
+                trace = Trace(self.expr, {**self.bindings, **row}, wrt=list(row))
+                if trace.output.value.size != 1:
+                    raise DdxUsageError("each row must give one value")
+                value[i] = float(trace.output.value)
+                if trace.output.requires_grad:
+                    trace.backward()
+                for name in row:
+                    g = trace.leaves[name].grad
+                    grads[name][i] = 0.0 if g is None else float(g)
+                self._note(trace.warnings)
+            except DdxError as exc:
+                chunk.bad[i] = exc.message
+        return value, grads
+
+    def _note(self, warnings: list[str]) -> None:
+        for w in warnings:
+            self.warnings[w] = self.warnings.get(w, 0) + 1
+        warnings.clear()
+
+    def run(self, source: IO[str], out: IO[str], report: Callable[[str], None],
+            progress: Callable[[int], None] | None = None) -> None:
+        from . import csvio
+
+        if self.fmt == "csv":
+            header = csvio.csv_header(source)
+            if not header:
+                raise DdxUsageError("the CSV is empty (no header line)")
+            names = self.variables(header)
+            chunks = csvio.read_csv(source, header, names)
+        else:
+            names = self.variables(None)
+            chunks = csvio.read_jsonl(source, names)
+        out_names = ["value"] + [f"d_{n}" for n in names]
+        if self.fmt == "csv":
+            out.write(",".join(out_names) + "\n")
+        for chunk in chunks:
+            with np.errstate(all="ignore"):
+                value, grads = self.compute(chunk)
+            columns = [value] + [grads[n] for n in names]
+            for i, why in sorted(chunk.bad.items()):
+                report(f"row {chunk.first + i}: {why}")
+            if self.fmt == "csv":
+                csvio.write_csv(out, columns, chunk.bad)
+            else:
+                csvio.write_jsonl(out, out_names, columns, chunk.bad)
+            self.rows += chunk.n
+            self.bad_rows += len(chunk.bad)
+            if progress is not None:
+                progress(chunk.n)
+
+
+def open_text(path: str) -> IO[str]:
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline="")
+    try:
+        return open(path, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise DdxUsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def now() -> float:
+    return time.perf_counter()

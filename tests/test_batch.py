@@ -1,0 +1,184 @@
+"""ddx batch: job files (order, completeness, every error kind) and data files (CSV, JSON Lines)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ddx import csvio
+
+JOBS = b"""# a comment, then a blank line
+
+"(w*x+b)^2" w=3 x=2 b=1
+"(w*x" w=1
+{"expr": "sin(x)", "bindings": {"x": 0}, "wrt": ["x"]}
+"w*x" w=3 x=[2,4]
+"q + 1"
+\xff\xfe not utf-8
+"a + b" a=[1,2] b=[1,2,3]
+'x^2' x=3 --wrt x
+"x" --nonsense
+"w*x" w=3 x=[2,4] --grad-output ones
+"""
+
+
+def run_batch(*args, input: bytes):
+    proc = subprocess.run([sys.executable, "-m", "ddx", "batch", *args], input=input,
+                          capture_output=True, timeout=120)
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def test_jobs_in_order_with_every_error_kind():
+    code, out, err = run_batch("-", input=JOBS + b"X" * (1 << 20) + b"\n" + b'"1+1"\n')
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [d["line"] for d in docs] == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+    ok = {d["line"]: d for d in docs if "error" not in d}
+    bad = {d["line"]: d["error"] for d in docs if "error" in d}
+    assert ok[3]["gradients"] == {"w": 28.0, "x": 42.0, "b": 14.0} and ok[3]["value"] == 49.0
+    assert ok[5]["gradients"] == {"x": 1.0}
+    assert ok[10]["gradients"] == {"x": 6.0}
+    assert ok[12]["gradients"] == {"w": 6.0, "x": [3.0, 3.0]}
+    assert ok[14]["value"] == 2.0
+    assert bad[4] == {"type": "SyntaxError", "message": "missing ')'", "line": 1, "column": 5,
+                      "hint": "every '(' needs a matching ')'"}
+    assert bad[6]["message"] == "grad can be implicitly created only for scalar outputs"
+    assert bad[7]["type"] == "NameError" and bad[7]["column"] == 1
+    assert bad[8]["message"] == "invalid UTF-8 at byte 0"
+    assert bad[9]["type"] == "ShapeError"
+    assert bad[11]["message"] == "no such option: --nonsense"
+    assert bad[13]["message"].startswith("line too long")
+    assert "batch: 12 jobs, 7 failed" in err and "Traceback" not in err
+
+
+def test_all_good_jobs_exit_0_and_human_view():
+    code, out, err = run_batch("-", input=b'"x^2" x=3\n"sin(x)" x=0\n')
+    assert code == 0 and "batch: 2 jobs, 0 failed" in err
+    code, out, _ = run_batch("--human", "--no-color", "-", input=b'"x^2" x=3\n"x^" x=1\n')
+    assert "PowBackward0" in out and "error: missing operand after '^'" in out and code == 1
+
+
+def test_job_file_argument_and_missing_file(tmp_path):
+    path = tmp_path / "jobs.txt"
+    path.write_text('"x*y" x=2 y=5\n')
+    code, out, _ = run_batch(str(path), input=b"")
+    assert code == 0 and json.loads(out)["gradients"] == {"x": 5.0, "y": 2.0}
+    code, _, err = run_batch(str(tmp_path / "missing.txt"), input=b"")
+    assert code == 2 and "cannot read" in err
+
+
+def make_csv(path, rows: np.ndarray, header="w,x,b") -> None:
+    path.write_text(header + "\n" + "\n".join(",".join(map(repr, r)) for r in rows.tolist()) + "\n")
+
+
+def closed_form(rows: np.ndarray) -> np.ndarray:
+    w, x, b = rows.T
+    y = w * x + b
+    return np.stack([y * y, 2 * y * x, 2 * y * w, 2 * y], axis=1)
+
+
+def read_results(text: str) -> tuple[list[str], list[list[str]]]:
+    lines = text.splitlines()
+    return lines[0].split(","), [line.split(",") for line in lines[1:]]
+
+
+def test_csv_results_match_closed_form_across_chunk_boundaries(tmp_path, monkeypatch):
+    rng = np.random.default_rng(7)
+    rows = rng.uniform(-2, 2, (1000, 3))
+    make_csv(tmp_path / "d.csv", rows)
+    code, out, err = run_batch("--expr", "(w*x+b)^2", "--csv", str(tmp_path / "d.csv"),
+                               input=b"")
+    assert code == 0, err
+    header, body = read_results(out)
+    assert header == ["value", "d_w", "d_x", "d_b"] and len(body) == 1000
+    got = np.array(body, dtype=float)
+    np.testing.assert_allclose(got, closed_form(rows), rtol=1e-15)
+    # the same through small chunks, in-process: 1000 rows is not a multiple of 64
+    import io
+
+    from ddx.batch import DataRun
+    monkeypatch.setattr(csvio, "CHUNK_ROWS", 64)
+    text = (tmp_path / "d.csv").read_text()
+    out2 = io.StringIO()
+    run = DataRun("(w*x+b)^2", {})
+    chunks = csvio.read_csv(io.StringIO(text.split("\n", 1)[1]), ["w", "x", "b"],
+                            ["w", "x", "b"], chunk_rows=64)
+    assert sum(c.n for c in chunks) == 1000
+    run.run(io.StringIO(text), out2, lambda m: None)
+    assert out2.getvalue() == out
+
+
+def test_bad_rows_on_a_chunk_boundary_are_reported_and_kept_empty(tmp_path):
+    rng = np.random.default_rng(3)
+    rows = rng.uniform(-2, 2, (130, 3))
+    lines = ["w,x,b"] + [",".join(map(repr, r)) for r in rows.tolist()]
+    lines[64] = "1.0,oops,2.0"   # data row 64: the last row of the first 64-row chunk
+    lines[65] = "1.0,2.0"        # data row 65: the first row of the second
+    lines[100] = ""              # an empty row
+    (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
+    import io
+
+    from ddx.batch import DataRun
+    reports: list[str] = []
+    out = io.StringIO()
+    chunks_before = csvio.CHUNK_ROWS
+    csvio.CHUNK_ROWS = 64
+    try:
+        run = DataRun("(w*x+b)^2", {})
+        source = open(tmp_path / "d.csv", newline="")
+        header = csvio.csv_header(source)
+        run.variables(header)
+        out.write("value,d_w,d_x,d_b\n")
+        for chunk in csvio.read_csv(source, header, ["w", "x", "b"], chunk_rows=64):
+            value, grads = run.compute(chunk)
+            for i, why in sorted(chunk.bad.items()):
+                reports.append(f"row {chunk.first + i}: {why}")
+            csvio.write_csv(out, [value, grads["w"], grads["x"], grads["b"]], chunk.bad)
+    finally:
+        csvio.CHUNK_ROWS = chunks_before
+    assert reports == ["row 64: field 'x' is not a number: 'oops'",
+                       "row 65: expected 3 fields, got 2", "row 100: empty row"]
+    body = out.getvalue().splitlines()[1:]
+    assert len(body) == 130
+    assert body[63] == ",,," and body[64] == ",,," and body[99] == ",,,"
+    good = [i for i in range(130) if i not in (63, 64, 99)]
+    got = np.array([body[i].split(",") for i in good], dtype=float)
+    np.testing.assert_allclose(got, closed_form(rows[good]), rtol=1e-15)
+
+
+def test_csv_through_pipes_and_exit_code_for_bad_rows():
+    data = b"x,y\n1,2\n3,bad\n0.5,4\n"
+    code, out, err = run_batch("--expr", "x*y + sin(x)", "--csv", "-", input=data)
+    header, body = read_results(out)
+    assert header == ["value", "d_x", "d_y"]
+    assert body[1] == ["", "", ""]
+    assert float(body[0][1]) == pytest.approx(2 + np.cos(1), rel=1e-15)
+    assert code == 1 and "error: row 2: field 'y' is not a number: 'bad'" in err
+
+
+def test_csv_missing_column_is_a_usage_error():
+    code, _, err = run_batch("--expr", "w*z", "--csv", "-", input=b"w,x\n1,2\n")
+    assert code == 2 and "the expression uses 'z', which is neither a column nor bound" in err
+
+
+def test_csv_with_extra_bindings_and_reductions_fall_back_per_row():
+    code, out, _ = run_batch("--expr", "max([x, y]) * k", "--csv", "-", "k=2",
+                             input=b"x,y\n1,3\n5,2\n")
+    assert code == 0
+    header, body = read_results(out)
+    assert header == ["value", "d_x", "d_y"]
+    assert [list(map(float, r)) for r in body] == [[6.0, 0.0, 2.0], [10.0, 2.0, 0.0]]
+
+
+def test_jsonl_round_trip():
+    data = b'{"x": 2, "y": 3}\n{"x": 1}\n{"x": 0.5, "y": -1}\n'
+    code, out, err = run_batch("--expr", "x^2 * y", "--jsonl", "-", input=data)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows[0] == {"value": 12.0, "d_x": 12.0, "d_y": 4.0}
+    assert rows[1] == {"error": "bad row: missing 'y'"}
+    assert rows[2] == {"value": -0.25, "d_x": -1.0, "d_y": 0.25}
+    assert code == 1 and "row 2" in err
