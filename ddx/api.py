@@ -55,8 +55,12 @@ class Trace:
         self.no_grad = set(_names(no_grad) or ())
         self.retain_grad = retain_grad
         self.program = parse(source)
-        self.evaluator = Evaluator(self.program, {}, dtype=self.dtype,
-                                   leaf_requires=self._requires)
+        wanted, excluded = self.wrt, self.no_grad
+
+        def requires(name: str) -> bool:  # a closure, not a bound method: no Trace cycle
+            return name not in excluded and (wanted is None or name in wanted)
+
+        self.evaluator = Evaluator(self.program, {}, dtype=self.dtype, leaf_requires=requires)
         self.backward_done = False
         self.flow: dict = {}  # Function -> the gradient that reached its output
         self.grad_output: np.ndarray | None = None
@@ -79,18 +83,13 @@ class Trace:
                 if t.grad_fn is not None:
                     t.retains_grad = True
 
-    def _requires(self, name: str) -> bool:
-        if name in self.no_grad:
-            return False
-        return self.wrt is None or name in self.wrt
-
     def bind(self, name: str, value: Any) -> None:
         if not name.isidentifier():
             raise DdxUsageError(f"bad binding name {name!r}")
         if isinstance(value, str):
             arr = constant(value, dtype=self.dtype, what=f"binding {name}=")
         else:
-            arr = np.array(value, dtype=self.dtype)
+            arr = np.asarray(value, dtype=self.dtype)  # no copy: ddx never writes to values
         self.evaluator.env[name] = self.evaluator.make_leaf(name, arr)
 
     def _check_names(self) -> None:
@@ -123,7 +122,7 @@ class Trace:
         counter: list[int] = []
         with autograd.fp_guard(), paused():
             autograd.backward(self.output, grad_output, retain_graph=retain_graph,
-                              record=self.flow, counter=counter)
+                              record=self.flow, counter=counter, shared=True)
         self.vjp_count = sum(counter)
         self.warnings.extend(msg for _, msg in autograd.WARNINGS)
         autograd.WARNINGS.clear()

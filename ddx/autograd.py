@@ -79,7 +79,20 @@ def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _accumulate(t: Tensor, g: np.ndarray) -> None:
+    """Add into .grad; a fresh .grad is always a private, writable array (zero_() may follow)."""
     t.grad = np.array(g, dtype=t.value.dtype) if t.grad is None else np.asarray(t.grad + g)
+
+
+def _accumulate_shared(t: Tensor, g: np.ndarray) -> None:
+    """As _accumulate, but keeps ``g`` itself when it is a whole writable array: no copy (and no
+    page faults) for large gradients. Used where nothing writes into gradients in place."""
+    if t.grad is None:
+        if g.flags.writeable and g.flags.owndata and g.dtype == t.value.dtype:
+            t.grad = g
+        else:
+            t.grad = np.array(g, dtype=t.value.dtype)
+    else:
+        t.grad = np.asarray(t.grad + g)
 
 
 def initial_grad(root: Tensor, grad_output: np.ndarray | None) -> np.ndarray:
@@ -89,7 +102,7 @@ def initial_grad(root: Tensor, grad_output: np.ndarray | None) -> np.ndarray:
                                   hint="pass --grad-output ones (the gradient= argument of "
                                        "backward()) to weight the outputs")
         return np.ones_like(root.value)
-    g = np.asarray(grad_output, dtype=root.value.dtype)
+    g = np.array(grad_output, dtype=root.value.dtype)  # a copy: gradients never alias it
     if g.shape != root.value.shape:
         raise DdxRuntimeError(
             f"Mismatch in shape: grad_output[0] has a shape of {torch_size(g.shape)} and "
@@ -147,7 +160,7 @@ FREED_TEXT = ("Trying to backward through the graph a second time (or directly a
 
 def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
              retain_graph: bool = False, record: dict | None = None,
-             counter: list | None = None) -> None:
+             counter: list | None = None, shared: bool = False) -> None:
     """Accumulate d(root)/d(leaf) into every leaf's ``.grad``, as ``root.backward()`` does.
 
     ``record``, when given, receives the total gradient arriving at every Function's output."""
@@ -155,7 +168,8 @@ def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
         raise DdxRuntimeError("element 0 of tensors does not require grad and does not have a "
                               "grad_fn")
     g0 = initial_grad(root, grad_output)
-    n = propagate(root, g0, _accumulate, retain_graph=retain_graph, record=record)
+    n = propagate(root, g0, _accumulate_shared if shared else _accumulate,
+                  retain_graph=retain_graph, record=record)
     if counter is not None:
         counter.append(n)
 
@@ -187,13 +201,14 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
         if fn.freed and fn.op.saves:
             raise DdxRuntimeError(FREED_TEXT)
     pending: dict[Function, np.ndarray] = {root.grad_fn: g0}
+    owned: set[int] = set()  # ids of pending sums created here, safe to add into in place
     ready = [root.grad_fn]
     count = 0
     while ready:
         fn = ready.pop()
         g = pending.pop(fn)
         out = fn.output
-        if retain_grads and out.retains_grad:
+        if retain_grads and out is not None and out.retains_grad:
             _accumulate(out, g)
         if record is not None:
             record[fn] = g
@@ -201,11 +216,12 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
         for i, t in enumerate(fn.inputs):
             if not t.requires_grad:
                 continue
-            gi = fn.op.vjp[i](g, out.value, *args, **fn.kw)
+            gi = fn.op.vjp[i](g, fn.value, *args, **fn.kw)
             count += 1
             if _FP_EVENTS:
                 _FP_EVENTS.clear()
-                WARNINGS.append((fn.name, f"the gradient through {fn.name} ({out.label or fn.name})"
+                where = out.label if out is not None and out.label else fn.name
+                WARNINGS.append((fn.name, f"the gradient through {fn.name} ({where})"
                                           f" for input {i} gives {_describe(np.asarray(gi))}"))
             if type(gi) is not np.ndarray:
                 gi = np.asarray(gi)
@@ -216,7 +232,13 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
             if f is None:
                 sink(t, gi)
                 continue
-            pending[f] = np.asarray(pending[f] + gi) if f in pending else gi
+            if f not in pending:
+                pending[f] = gi
+            elif id(pending[f]) in owned and pending[f].shape == gi.shape:
+                pending[f] += gi  # a sum this pass made itself: add in place
+            else:
+                pending[f] = np.asarray(pending[f] + gi)
+                owned.add(id(pending[f]))
             deps[f] -= 1
             if deps[f] == 0:
                 ready.append(f)

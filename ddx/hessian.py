@@ -36,6 +36,7 @@ _RULES = {
     np.negative: lambda a, o: (-1.0,),
     np.positive: lambda a, o: (1.0,),
     np.reciprocal: lambda a, o: (-o * o,),
+    np.square: lambda a, o: (2.0 * a,),
     np.power: lambda a, b, o: (np.where(b == 0, 0.0, b * np.power(a, b - 1.0)),
                                np.where((a == 0) & (b >= 0), 0.0, o * np.log(np.where(a > 0, a, 1.0)))),
     np.sqrt: lambda a, o: (0.5 / o,),
@@ -106,6 +107,12 @@ class Dual(NDArrayOperatorsMixin):
             return np.sum(inputs[0], **kw)
         if method != "__call__":
             return NotImplemented
+        out_arg = kw.pop("out", None)
+        if out_arg is not None:  # in-place ops (r *= k): compute, then store into the target
+            result = self.__array_ufunc__(ufunc, method, *inputs, **kw)
+            target = out_arg[0]
+            target.p, target.t = np.asarray(_p(result)), np.asarray(_t(result))
+            return target
         ps = [_p(x) for x in inputs]
         with np.errstate(all="ignore"):
             out = ufunc(*ps, **kw)

@@ -159,9 +159,30 @@ op("div", "DivBackward0", np.divide, lambda g, o, a, b: g / b, lambda g, o, a, b
 op("neg", "NegBackward0", np.negative, lambda g, o, a: -g, saves=False)
 op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o)
 op("pow", "PowBackward1", np.power, _pow_base_vjp, _pow_exp_vjp)
-op("pow_scalar", "PowBackward0", lambda a, *, exponent: np.power(a, exponent),
-   lambda g, o, a, *, exponent: (g * 0 if exponent == 0
-                                 else g * (2 * a if exponent == 2 else exponent * np.power(a, exponent - 1))))
+def _scaled(g, x, factor):
+    """g * x * factor with one pass and one new array: an upstream gradient that is one
+    repeated number (a broadcast, as after sum) folds into the factor."""
+    if isinstance(g, np.ndarray) and g.size and not any(g.strides) and g.shape == np.shape(x):
+        return np.multiply(x, factor * g.flat[0])
+    r = np.multiply(g, x)
+    if factor != 1:
+        r *= factor
+    return r
+
+
+def _pow_scalar(a, *, exponent):
+    return np.square(a) if exponent == 2 else np.power(a, exponent)
+
+
+def _pow_scalar_vjp(g, o, a, *, exponent):
+    if exponent == 0:
+        return g * 0
+    if exponent == 2:
+        return _scaled(g, a, 2)
+    return _scaled(g, np.power(a, exponent - 1), exponent)
+
+
+op("pow_scalar", "PowBackward0", _pow_scalar, _pow_scalar_vjp)
 op("rpow_scalar", "PowBackward2", lambda a, *, base: np.power(base, a),
    lambda g, o, a, *, base: (np.where(a >= 0, 0.0, g * o * np.log(base)) if base == 0
                              else g * o * np.log(base)))

@@ -179,7 +179,7 @@ class Evaluator:
 
     def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:
         """A named leaf (x = 2, or a binding): float, requiring grad unless told otherwise."""
-        arr = np.array(raw, dtype=dtype or self.dtype)
+        arr = np.asarray(raw, dtype=dtype or self.dtype)
         t = Tensor(arr, False, name=name, span=(start, start) if start is not None else None)
         t.requires_grad = self.leaf_requires(name) and GRAD_MODE.enabled
         self.nodes.append(t)

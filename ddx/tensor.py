@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .errors import DdxRuntimeError, DdxTypeError
@@ -98,7 +100,7 @@ class Tensor:
 class Function:
     """A recorded op application: PyTorch's grad_fn node."""
 
-    __slots__ = ("op", "name", "inputs", "kw", "output", "freed", "__weakref__")
+    __slots__ = ("op", "name", "inputs", "kw", "value", "_output", "freed", "__weakref__")
 
     def __init__(self, op: Op, name: str, inputs: tuple[Tensor, ...], kw: dict,
                  output: Tensor) -> None:
@@ -106,8 +108,15 @@ class Function:
         self.name = name
         self.inputs = inputs
         self.kw = kw
-        self.output = output
+        self.value = output.value  # the forward result, which backward formulas reuse
+        # A weak link back: tensor -> grad_fn -> tensor would be a cycle, and cycles keep
+        # large arrays alive until the garbage collector runs.
+        self._output = weakref.ref(output)
         self.freed = False
+
+    @property
+    def output(self) -> Tensor | None:
+        return self._output()
 
     @property
     def next_functions(self) -> tuple:
@@ -120,12 +129,16 @@ class Function:
 class AccumulateGrad:
     """The sink a leaf that requires grad shows as in next_functions."""
 
-    __slots__ = ("variable", "__weakref__")
+    __slots__ = ("_variable", "__weakref__")
     name = "AccumulateGrad"
     next_functions: tuple = ()
 
     def __init__(self, variable: Tensor) -> None:
-        self.variable = variable
+        self._variable = weakref.ref(variable)  # weak, for the same reason as Function._output
+
+    @property
+    def variable(self) -> Tensor | None:
+        return self._variable()
 
     def __repr__(self) -> str:
         return "<AccumulateGrad object>"
