@@ -122,6 +122,8 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 @click.option("--explain", is_flag=True, help="Show the chain rule: path products per leaf.")
 @click.option("--graph", "graph_file", metavar="FILE",
               help="Write the graph picture: .dot, .mmd (Mermaid), .svg/.png (needs Graphviz).")
+@click.option("--emit", type=click.Choice(["torch", "jax"]),
+              help="Print a Python script that redoes this with PyTorch or JAX, to compare.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True)
@@ -129,7 +131,7 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
-             graph_file, as_json, dtype, no_color, debug):
+             graph_file, emit, as_json, dtype, no_color, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
     for a in args:
         if a.startswith("--") and "=" not in a.split("--", 1)[1][:1]:
@@ -154,12 +156,17 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         from .graph import write_graph
 
         write_graph(trace, graph_file)
+    if emit:
+        from .emit import emit as emit_script
+
+        click.echo(emit_script(trace, emit), nl=False)
+        return
     if as_json:
         click.echo(json.dumps(trace.to_json()))
     else:
         from .render import one_liner
 
-        _stdout_console(no_color).print(one_liner(trace))
+        _stdout_console(no_color).print(one_liner(trace), soft_wrap=True)
     for message in trace.warnings:
         click.echo(f"warning: {message}", err=True)
 
