@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
+import re
 from importlib import resources
 from pathlib import Path
-
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.lark import PostLex
 
 from .errors import DdxSyntaxError
 from .gcpause import paused
@@ -64,23 +64,34 @@ class Program:
         return self.source[node.start:node.end]
 
 
+class Tok:
+    """A token: its terminal name, text and span (what the Builder's methods receive)."""
+
+    __slots__ = ("type", "value", "start_pos", "end_pos")
+
+    def __init__(self, type_: str, value: str, start: int, end: int) -> None:
+        self.type = type_
+        self.value = value
+        self.start_pos = start
+        self.end_pos = end
+
+
 def _tokens(children) -> list:
-    return [c for c in children if not isinstance(c, Token)]
+    return [c for c in children if not isinstance(c, Tok)]
 
 
 def _slice_parts(children) -> list:
     """Split ``a:b:c`` children (Asts and COLON tokens) into [start, stop, step], None for gaps."""
     parts: list = [None]
     for c in children:
-        if isinstance(c, Token):
+        if isinstance(c, Tok):
             parts.append(None)
         else:
             parts[-1] = c
     return parts + [None] * (3 - len(parts))
 
 
-@v_args(inline=True)
-class Builder(Transformer):
+class Builder:
     """Maps each grammar alias to an AST node; runs inside the LALR parser, so nothing recurses."""
 
     def number(self, tok):
@@ -159,52 +170,6 @@ class Builder(Transformer):
         return [s for group in groups for s in group]
 
 
-class Blocks(PostLex):
-    """Indentation for ``with`` blocks, as Lark's Indenter, but never asserting on stray brackets."""
-
-    always_accept = ("_NL",)
-    OPEN = frozenset(("LPAR", "LSQB"))
-    CLOSE = frozenset(("RPAR", "RSQB"))
-
-    def process(self, stream):
-        depth = 0
-        levels = [0]
-        token = None
-        for token in stream:
-            kind = token.type
-            if kind == "_NL":
-                if depth > 0:
-                    continue
-                yield token
-                indent_str = token.value.rsplit("\n", 1)[-1] if "\n" in token.value else None
-                if indent_str is None:
-                    continue
-                indent = len(indent_str.expandtabs(8))
-                if indent > levels[-1]:
-                    levels.append(indent)
-                    yield Token.new_borrow_pos("_INDENT", indent_str, token)
-                else:
-                    while indent < levels[-1]:
-                        levels.pop()
-                        yield Token.new_borrow_pos("_DEDENT", indent_str, token)
-                    if indent != levels[-1]:
-                        raise DdxSyntaxError(
-                            "inconsistent indentation: this line's indent matches no open block",
-                            start=token.end_pos - len(indent_str) if token.end_pos else None)
-                continue
-            yield token
-            if kind in self.OPEN:
-                depth += 1
-            elif kind in self.CLOSE and depth > 0:
-                depth -= 1
-        while len(levels) > 1:
-            levels.pop()
-            yield Token.new_borrow_pos("_DEDENT", "", token)
-
-
-_PARSER: Lark | None = None
-
-
 def grammar_text() -> str:
     """The grammar file: shipped inside the package, or read from the source tree."""
     here = Path(__file__).resolve().parent
@@ -214,12 +179,234 @@ def grammar_text() -> str:
     return resources.files("ddx").joinpath("grammar", GRAMMAR_NAME).read_text(encoding="utf-8")
 
 
-def parser() -> Lark:
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = Lark(grammar_text(), parser="lalr", lexer="contextual", transformer=Builder(),
-                       postlex=Blocks(), cache=True, maybe_placeholders=False)
-    return _PARSER
+class Tables:
+    """The LALR(1) automaton and lexer of grammar/ddx.lark, as plain data.
+
+    Lark analyses the grammar; the tables are then cached on disk (keyed by the grammar's hash
+    and Lark's version), so a one-liner neither imports Lark nor rebuilds anything, and the
+    parse loop below runs without Lark's per-token bookkeeping."""
+
+    def __init__(self, data: dict) -> None:
+        self.data = data
+        self.start = data["start"]
+        self.end = data["end"]
+        self.states = data["states"]  # state -> {terminal: (shift?, next state or rule index)}
+        self.lexer = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in data["terminals"]))
+        self.keywords = data["keywords"]  # terminal -> {text: keyword terminal}
+        self.ignore = frozenset(data["ignore"])
+        builder = Builder()
+        self.units: dict = {}  # (state below, top state, lookahead) -> state after unit rules
+        self.rules = [self._callback(builder, *rule) for rule in data["rules"]]
+
+    @staticmethod
+    def _callback(builder, origin, size, keep, expand1, alias):
+        if size == 1 and expand1 and alias is None and [tuple(k) for k in keep] == [(0, False)]:
+            return size, None, origin  # ?rule: child, a unit step: the value passes through
+        method = getattr(builder, alias or origin, None)
+        internal = origin.startswith("_")
+        simple = all(not expand for _, expand in keep)
+        picks = [i for i, _ in keep]
+
+        def build(children):
+            if simple:
+                kids = [children[i] for i in picks]
+            else:
+                kids = []
+                for i, expand in keep:
+                    if expand:
+                        kids.extend(children[i])
+                    else:
+                        kids.append(children[i])
+            if internal:
+                return kids  # a repetition: spliced into its parent
+            if expand1 and alias is None and len(kids) == 1:
+                return kids[0]
+            return method(*kids)
+        return size, build, origin
+
+
+def _build_tables(grammar: str) -> dict:
+    from lark import Lark
+    from lark.parsers.lalr_analysis import Shift
+
+    lark = Lark(grammar, parser="lalr", lexer="basic", maybe_placeholders=False)
+    table = lark.parser.parser._parse_table
+    terminals = list(lark.terminals)
+    ignore = list(lark.lexer_conf.ignore)
+    regexps = [t for t in terminals if type(t.pattern).__name__ == "PatternRE"]
+    keywords: dict[str, dict[str, str]] = {}
+    lexed = []
+    for t in terminals:
+        if type(t.pattern).__name__ == "PatternStr":
+            owner = next((r for r in regexps if re.fullmatch(r.pattern.to_regexp(),
+                                                             t.pattern.value)), None)
+            if owner is not None:
+                keywords.setdefault(owner.name, {})[t.pattern.value] = t.name
+                continue
+        lexed.append(t)
+    # Lark's own order: priority, then longest possible match, then longest pattern
+    lexed.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    rules = lark.rules
+    index = {r: k for k, r in enumerate(rules)}
+    states = {}
+    for state, actions in table.states.items():
+        states[int(state)] = {str(term): (1, int(arg)) if kind is Shift else (0, index[arg])
+                              for term, (kind, arg) in actions.items()}
+    rule_data = []
+    for r in rules:
+        keep = [(i, bool((not sym.is_term) and sym.name.startswith("_")))
+                for i, sym in enumerate(r.expansion) if not (sym.is_term and sym.filter_out)]
+        rule_data.append((str(r.origin.name), len(r.expansion), keep, bool(r.options.expand1),
+                          None if r.alias is None else str(r.alias)))
+    return {"start": int(table.start_states["start"]), "end": int(table.end_states["start"]),
+            "states": states, "rules": rule_data,
+            "terminals": [(str(t.name), str(t.pattern.to_regexp())) for t in lexed],
+            "keywords": {str(k): {str(a): str(b) for a, b in v.items()}
+                         for k, v in keywords.items()},
+            "ignore": [str(i) for i in ignore]}
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ddx"
+
+
+_TABLES: Tables | None = None
+
+
+def tables() -> Tables:
+    """The parser tables: from the disk cache when the grammar is unchanged, else built."""
+    global _TABLES
+    if _TABLES is not None:
+        return _TABLES
+    grammar = grammar_text()
+    key = hashlib.sha256(grammar.encode()).hexdigest()[:16]
+    path = _cache_dir() / f"tables-{key}-v1.marshal"
+    data = None
+    try:
+        data = marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        data = None
+    if data is None:
+        data = _build_tables(grammar)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(marshal.dumps(data))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home: keep the tables in memory only
+    _TABLES = Tables(data)
+    return _TABLES
+
+
+def _lex(text: str, tab: Tables):
+    """Tokens, with newlines inside brackets dropped and indentation made into _INDENT/_DEDENT."""
+    match = tab.lexer.match
+    keywords = tab.keywords
+    ignore = tab.ignore
+    pos, n = 0, len(text)
+    depth = 0
+    levels = [0]
+    out: list[Tok] = []
+    append = out.append
+    while pos < n:
+        m = match(text, pos)
+        if m is None:
+            raise _Unexpected("char", text[pos], pos, pos + 1, ())
+        kind = m.lastgroup
+        end = m.end()
+        if kind in ignore:
+            pos = end
+            continue
+        value = m.group()
+        if kind == "_NL":
+            if depth == 0:
+                append(Tok("_NL", value, pos, end))
+                if "\n" in value:
+                    indent_str = value.rsplit("\n", 1)[1]
+                    indent = len(indent_str.expandtabs(8))
+                    if indent > levels[-1]:
+                        levels.append(indent)
+                        append(Tok("_INDENT", indent_str, end, end))
+                    else:
+                        while indent < levels[-1]:
+                            levels.pop()
+                            append(Tok("_DEDENT", indent_str, end, end))
+                        if indent != levels[-1]:
+                            raise DdxSyntaxError(
+                                "inconsistent indentation: this line's indent matches no open "
+                                "block", start=end - len(indent_str))
+            pos = end
+            continue
+        if kind in keywords:
+            kind = keywords[kind].get(value, kind)
+        elif kind in ("LPAR", "LSQB"):
+            depth += 1
+        elif kind in ("RPAR", "RSQB") and depth > 0:
+            depth -= 1
+        append(Tok(kind, value, pos, end))
+        pos = end
+    while len(levels) > 1:
+        levels.pop()
+        append(Tok("_DEDENT", "", n, n))
+    append(Tok("$END", "", n, n))
+    return out
+
+
+class _Unexpected(Exception):
+    def __init__(self, kind, value, start, end, expected) -> None:
+        super().__init__(value)
+        self.kind, self.value, self.start, self.end = kind, value, start, end
+        self.expected = set(expected)
+
+
+def _parse_tokens(tokens: list[Tok], tab: Tables):
+    """The LALR(1) loop: shift, or reduce with the rule's builder; explicit stacks only."""
+    states = tab.states
+    rules = tab.rules
+    units = tab.units
+    end_state = tab.end
+    state_stack = [tab.start]
+    value_stack: list = []
+    for tok in tokens:
+        kind = tok.type
+        while True:
+            actions = states[state_stack[-1]]
+            action = actions.get(kind)
+            if action is None:
+                raise _Unexpected(kind, tok.value, tok.start_pos, tok.end_pos, actions)
+            shift, arg = action
+            if shift:
+                state_stack.append(arg)
+                value_stack.append(tok)
+                break
+            size, build, origin = rules[arg]
+            if build is None:  # unit rules (expr: sum, sum: product, ...): one memoised jump
+                below = state_stack[-2]
+                key = (below, state_stack[-1], kind)
+                top = units.get(key)
+                if top is None:
+                    top = states[below][origin][1]
+                    while True:
+                        step = states[top].get(kind)
+                        if step is None or step[0] or rules[step[1]][1] is not None:
+                            break
+                        top = states[below][rules[step[1]][2]][1]
+                    units[key] = top
+                state_stack[-1] = top
+                continue
+            if size:
+                children = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                children = []
+            value_stack.append(build(children))
+            state_stack.append(states[state_stack[-1]][origin][1])
+            if kind == "$END" and state_stack[-1] == end_state:
+                return value_stack[-1]
+    raise _Unexpected("$END", "", tokens[-1].start_pos, tokens[-1].end_pos, ())
 
 
 _CACHE: dict[str, Program] = {}
@@ -236,14 +423,15 @@ def parse(source: str, *, cache: bool = True) -> Program:
         if hit is not None:
             return hit
     text = source if source.endswith("\n") else source + "\n"
+    tab = tables()
     try:
         with paused():
-            stmts = parser().parse(text)
-    except UnexpectedInput as exc:
+            stmts = _parse_tokens(_lex(text, tab), tab)
+    except _Unexpected as exc:
         raise _explain(exc, source) from None
     except DdxSyntaxError as exc:
         raise exc.at(exc.start, exc.end, source) from None
-    except RecursionError:  # defensive: the LALR parser and Builder never recurse
+    except RecursionError:  # defensive: the LALR loop and Builder never recurse
         raise DdxSyntaxError("input nested too deeply", source=source) from None
     program = Program(source, stmts)
     if cache:
@@ -276,17 +464,15 @@ def _unclosed(text: str) -> str | None:
     return stack[-1] if stack else None
 
 
-def _explain(exc: UnexpectedInput, source: str) -> DdxSyntaxError:
-    """Turn Lark's exception into one plain sentence with a position for the caret."""
-    if isinstance(exc, UnexpectedCharacters):
-        ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
+def _explain(exc: _Unexpected, source: str) -> DdxSyntaxError:
+    """Turn a parse failure into one plain sentence with a position for the caret."""
+    if exc.kind == "char":
+        ch = exc.value
         hint = "strings are not part of the language" if ch in "\"'" else None
-        return DdxSyntaxError(f"unexpected character {ch!r}", start=exc.pos_in_stream,
-                              end=exc.pos_in_stream + 1, source=source, hint=hint)
-    if not isinstance(exc, UnexpectedToken):
-        return DdxSyntaxError("unexpected end of input", start=len(source), source=source)
-    tok = exc.token
-    expected = set(exc.expected)
+        return DdxSyntaxError(f"unexpected character {ch!r}", start=exc.start,
+                              end=exc.start + 1, source=source, hint=hint)
+    tok = Tok(exc.kind, exc.value, exc.start, exc.end)
+    expected = exc.expected
     kind = tok.type
     pos = tok.start_pos if tok.start_pos is not None else len(source)
     at_end = kind in ("_NL", "$END", "_DEDENT") and (pos >= len(source) or kind != "_NL"
