@@ -221,7 +221,9 @@ def many_expressions(rep: Report, count: int) -> None:
 
 def deep_chain(rep: Report, n: int) -> None:
     print(f"\n[4] deep scalar chain of {n} ops from text")
-    text = "x" + "".join(f" * {1 + (i % 7) * 1e-6!r} + {i % 5}" for i in range(n // 2))
+    # a real chain: every op uses the previous result, (((x * c0 + k0) * c1 + k1) ...)
+    text = "(" * (n // 2) + "x" + "".join(f" * {1 + (i % 7) * 1e-6!r} + {i % 5})"
+                                          for i in range(n // 2))
     import ddx
     from ddx import syntax
     from ddx.syntax import parse

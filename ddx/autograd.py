@@ -44,24 +44,42 @@ def _describe(value: np.ndarray) -> str:
 
 
 def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: str | None = None,
-          label: str | None = None, span: tuple[int, int] | None = None) -> Tensor:
-    """Run ``op`` forward on ``inputs`` and record it in the graph when any input requires grad."""
+          span: tuple[int, int] | None = None, src: str | None = None) -> Tensor:
+    """Run ``op`` forward on ``inputs`` and record it in the graph when any input requires grad.
+
+    This is the hot path of every evaluation: plain loops, no generators."""
     kw = kw or {}
-    args = [t.value.item() if t.weak else t.value for t in inputs]
+    args = []
+    requires = False
+    weak = const = True
+    for t in inputs:
+        if t.weak:
+            args.append(t.value.item())
+        else:
+            args.append(t.value)
+            weak = False
+        if t.requires_grad:
+            requires = True
+        if not t.const:
+            const = False
     value = op.fn(*args, **kw)
     if type(value) is not np.ndarray:
         value = np.asarray(value)
-    requires = GRAD_MODE.enabled and any(t.requires_grad for t in inputs)
-    out = Tensor(value, requires, label=label, span=span,
-                 weak=all(t.weak for t in inputs) and value.ndim == 0 and not requires)
+    requires = requires and GRAD_MODE.enabled
+    out = Tensor(value, requires, span=span, src=src,
+                 weak=weak and value.ndim == 0 and not requires)
+    out.const = const
+    out.op = op.name
+    out.inputs = inputs = tuple(inputs)
+    out.kw = kw
     if requires:
-        out.grad_fn = Function(op, grad_fn or op.grad_fn, tuple(inputs), kw, out)
+        out.grad_fn = Function(op, grad_fn or op.grad_fn, inputs, kw, out)
     if _FP_EVENTS:
         what = ", ".join(sorted(set(_FP_EVENTS)))
         _FP_EVENTS.clear()
         node = grad_fn or op.grad_fn
-        WARNINGS.append((label or op.name,
-                         f"{label or op.name} gives {_describe(value)} ({what}) at {node}"))
+        where = out.label or op.name
+        WARNINGS.append((where, f"{where} gives {_describe(value)} ({what}) at {node}"))
     return out
 
 
@@ -212,11 +230,14 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
             _accumulate(out, g)
         if record is not None:
             record[fn] = g
-        args = [t.value.item() if t.weak else t.value for t in fn.inputs]
-        for i, t in enumerate(fn.inputs):
+        inputs = fn.inputs
+        args = [t.value.item() if t.weak else t.value for t in inputs]
+        vjps = fn.op.vjp
+        kw = fn.kw
+        for i, t in enumerate(inputs):
             if not t.requires_grad:
                 continue
-            gi = fn.op.vjp[i](g, fn.value, *args, **fn.kw)
+            gi = vjps[i](g, fn.value, *args, **kw)
             count += 1
             if _FP_EVENTS:
                 _FP_EVENTS.clear()
@@ -225,9 +246,11 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
                                           f" for input {i} gives {_describe(np.asarray(gi))}"))
             if type(gi) is not np.ndarray:
                 gi = np.asarray(gi)
-            gi = unbroadcast(gi, t.value.shape)
-            if gi.dtype != t.value.dtype:
-                gi = gi.astype(t.value.dtype)
+            value = t.value
+            if gi.shape != value.shape:
+                gi = unbroadcast(gi, value.shape)
+            if gi.dtype != value.dtype:
+                gi = gi.astype(value.dtype)
             f = t.grad_fn
             if f is None:
                 sink(t, gi)

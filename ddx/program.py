@@ -111,6 +111,7 @@ class Evaluator:
         self.dtype = np.dtype(dtype)
         self.leaf_requires = leaf_requires or (lambda name: True)
         self.repl = repl
+        self.source = program.source
         self.nodes: list[Tensor] = []
         self.warnings: list[str] = []
         self.printed: list[str] = []
@@ -210,12 +211,16 @@ class Evaluator:
         code = cache.get(id(root))
         if code is None:
             code = cache[id(root)] = compile_expr(root)
+        consts = cache.setdefault("consts", {})
         stack: list[Any] = []
         for node in code:
             n = len(node.kids) if node.kind != "index" else None
             kind = node.kind
-            if kind == "num":
-                stack.append(weak(node.value[0]))
+            if kind == "num":  # constants are immutable: one Tensor per literal, made once
+                t = consts.get(id(node))
+                if t is None:
+                    t = consts[id(node)] = weak(node.value[0])
+                stack.append(t)
             elif kind == "name":
                 stack.append(self.lookup(node))
             elif kind == "bin":
@@ -248,12 +253,8 @@ class Evaluator:
 
     def op(self, name: str, node: Ast, inputs: list[Tensor], kw: dict | None = None, *,
            grad_fn: str | None = None) -> Tensor:
-        out = apply(OPS[name], inputs, kw, grad_fn=grad_fn, label=self.label(node),
-                    span=(node.start, node.end))
-        out.const = all(t.const for t in inputs)
-        out.op = name
-        out.inputs = tuple(inputs)
-        out.kw = kw or {}
+        out = apply(OPS[name], inputs, kw, grad_fn=grad_fn, span=(node.start, node.end),
+                    src=self.source)
         if not out.weak:
             self.nodes.append(out)
         return out

@@ -15,19 +15,20 @@ FLOAT_KINDS = "f"
 class Tensor:
     """A value in the graph. ``weak`` marks a Python-number constant (PyTorch's wrapped scalar)."""
 
-    __slots__ = ("value", "requires_grad", "grad", "grad_fn", "name", "label", "span",
+    __slots__ = ("value", "requires_grad", "grad", "grad_fn", "name", "_label", "span", "src",
                  "retains_grad", "weak", "const", "op", "inputs", "kw", "_acc", "__weakref__")
 
     def __init__(self, value: np.ndarray, requires_grad: bool = False, *, name: str | None = None,
                  label: str | None = None, span: tuple[int, int] | None = None,
-                 weak: bool = False) -> None:
+                 weak: bool = False, src: str | None = None) -> None:
         self.value = value
         self.requires_grad = requires_grad
         self.grad: np.ndarray | None = None
         self.grad_fn: Function | None = None
         self.name = name
-        self.label = label
+        self._label = label
         self.span = span
+        self.src = src  # the source text ``span`` points into: the label is cut out on demand
         self.retains_grad = False
         self.weak = weak
         self.const = weak  # built from number literals only (x = 2 makes a leaf of it)
@@ -35,6 +36,18 @@ class Tensor:
         self.inputs: tuple[Tensor, ...] = ()
         self.kw: dict = {}
         self._acc: AccumulateGrad | None = None
+
+    @property
+    def label(self) -> str | None:
+        if self._label is None and self.src is not None and self.span is not None:
+            start, end = self.span
+            text = self.src[start:end] if end - start <= 48 else self.src[start:start + 45] + "..."
+            self._label = text
+        return self._label
+
+    @label.setter
+    def label(self, text: str | None) -> None:
+        self._label = text
 
     @property
     def is_leaf(self) -> bool:
