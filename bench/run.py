@@ -360,7 +360,7 @@ def job_file(rep: Report, lines: int) -> None:
                     y = eval(code, dict(fns, **env))
                     y.backward()
                     out.write(json.dumps({{'value': y.item(), 'gradients':
-                        {{k: t.grad.item() for k, t in env.items()}}}}) + '\\n')
+                        {{k: None if t.grad is None else t.grad.item() for k, t in env.items()}}}}) + '\\n')
             print((time.perf_counter() - start))
         """)
         start = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -26,9 +27,9 @@ def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
         ev = Evaluator(program, {}, dtype=dtype)
         value = ev.run()
     except DdxError as exc:
-        raise DdxUsageError(f"{what} {text!r}: {exc.message}") from None
+        raise DdxUsageError(f"{what}{text}: {exc.message}") from None
     if not isinstance(value, Tensor) or not value.const:
-        raise DdxUsageError(f"{what} {text!r} is not a constant (numbers, pi, e, [..] literals)")
+        raise DdxUsageError(f"{what}{text} is not a constant (numbers, pi, e, [..] literals)")
     return np.array(value.value, dtype=dtype)
 
 
@@ -55,6 +56,10 @@ class Trace:
         self.no_grad = set(_names(no_grad) or ())
         self.retain_grad = retain_grad
         self.program = parse(source)
+        if not self.program.stmts:
+            from .errors import DdxSyntaxError
+
+            raise DdxSyntaxError("empty expression", hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1')
         wanted, excluded = self.wrt, self.no_grad
 
         def requires(name: str) -> bool:  # a closure, not a bound method: no Trace cycle
@@ -77,6 +82,8 @@ class Trace:
         last = self.program.stmts[-1] if self.program.stmts else None
         self.output_name = (last.target.value if last is not None and last.kind == "assign"
                             and last.target.kind == "name" else OUTPUT_NAME)
+        if result.label is None and last is not None:
+            result.label = self.program.text(last.value)[:48]
         self.output = result
         if retain_grad:
             for t in self.evaluator.nodes:
@@ -87,6 +94,8 @@ class Trace:
         if not name.isidentifier():
             raise DdxUsageError(f"bad binding name {name!r}")
         if isinstance(value, str):
+            if not value.strip():
+                raise DdxUsageError(f"binding {name}= has no value")
             arr = constant(value, dtype=self.dtype, what=f"binding {name}=")
         else:
             arr = np.asarray(value, dtype=self.dtype)  # no copy: ddx never writes to values
@@ -116,7 +125,7 @@ class Trace:
     def backward(self, grad_output: Any = None, *, retain_graph: bool = True) -> Trace:
         if isinstance(grad_output, str):
             grad_output = (np.ones_like(self.output.value) if grad_output.strip() == "ones"
-                           else constant(grad_output, dtype=self.dtype, what="--grad-output"))
+                           else constant(grad_output, dtype=self.dtype, what="--grad-output "))
         self.grad_output = autograd.initial_grad(self.output, grad_output) \
             if self.output.requires_grad else None
         counter: list[int] = []
@@ -278,6 +287,11 @@ def jsonable(value: np.ndarray | None) -> Any:
     if value is None:
         return None
     arr = np.asarray(value)
+    if arr.ndim == 0:  # the common case, kept off numpy's slower paths
+        v = arr.item()
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        return v
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         obj = arr.astype(object)
         obj[np.isnan(arr)] = "nan"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 import sys
 import time
@@ -22,6 +23,23 @@ FLAGS = {"--retain-grad": "retain_grad", "--forward": "forward", "--check": "che
          "--json": None, "--no-color": None}
 VALUED = {"--wrt": "wrt", "--no-grad": "no_grad", "--grad-output": "grad_output",
           "--dtype": "dtype"}
+
+
+_WORD = re.compile(r"""(?:[^\s"'\\]+|"[^"\\]*"|'[^']*')+""")
+
+
+def _split(text: str) -> list[str]:
+    """Shell-style words. Without backslashes a regex does it (shlex is slow per line);
+    with them, shlex itself."""
+    if "\\" not in text:
+        words = _WORD.findall(text)
+        if not _WORD.sub("", text).strip():  # every character belongs to a word: no stray quote
+            return [re.sub(r"\"([^\"]*)\"|'([^']*)'", lambda m: m.group(1) if m.group(1)
+                           is not None else m.group(2), w) for w in words]
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise DdxUsageError(f"bad quoting: {exc}") from None
 
 
 def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -43,10 +61,7 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
         if isinstance(opts.get("grad_output"), list | int | float):
             opts["grad_output"] = json.dumps(opts["grad_output"])
         return obj["expr"], bindings, opts
-    try:
-        args = shlex.split(stripped)
-    except ValueError as exc:
-        raise DdxUsageError(f"bad quoting: {exc}") from None
+    args = _split(stripped)
     opts: dict[str, Any] = {}
     rest: list[str] = []
     i = 0

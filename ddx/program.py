@@ -19,6 +19,7 @@ from .errors import (
     DdxValueError,
     suggest,
 )
+from .fmt import number as fmt_number
 from .ops import OPS, REDUCTIONS, UNARY, stack_op
 from .syntax import Ast, Program, Stmt
 from .tensor import AccumulateGrad, Function, Tensor
@@ -366,6 +367,8 @@ class Evaluator:
             else:
                 raise DdxTypeError("'@' needs tensors, got two numbers",
                                    start=node.pos, end=node.pos + 1)
+        if not math.isfinite(r) and math.isfinite(x) and math.isfinite(y):
+            self.warnings.append(f"{self.label(node)} gives {fmt_number(r)}")
         return weak(r)
 
     def matmul(self, node: Ast, a: Tensor, b: Tensor) -> Tensor:

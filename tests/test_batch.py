@@ -182,3 +182,21 @@ def test_jsonl_round_trip():
     assert rows[1] == {"error": "bad row: missing 'y'"}
     assert rows[2] == {"value": -0.25, "d_x": -1.0, "d_y": 0.25}
     assert code == 1 and "row 2" in err
+
+
+@pytest.mark.parametrize("line", ['"(w*x+b)^2" w=3 x=2 b=1', "'x^2' x=3 --wrt x", 'a"b c"d e',
+                                  'x="[1, 2]" "y"', "  a   b  ", 'say "it\'s"', "a\\ b c"])
+def test_job_word_splitting_matches_shlex(line):
+    import shlex
+
+    from ddx.batch import _split
+
+    assert _split(line) == shlex.split(line)
+
+
+def test_unbalanced_quote_is_reported():
+    from ddx.batch import _split
+    from ddx.errors import DdxUsageError
+
+    with pytest.raises(DdxUsageError, match="bad quoting"):
+        _split('"unbalanced')

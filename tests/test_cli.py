@@ -158,3 +158,11 @@ def test_library_does_not_import_click():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert proc.stdout.split() == ["6.0", "False", "False"]
+
+
+def test_empty_expression_and_constant_domain_warning(run):
+    code, _, err = run("")
+    assert code == 2 and err.startswith("error: empty expression")
+    code, out, err = run("1/0", "--json")
+    assert code == 0 and json.loads(out)["value"] == "inf"
+    assert "warning: 1/0 gives inf" in err
