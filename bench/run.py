@@ -428,12 +428,13 @@ def csv_rows(rep: Report, rows: int, big: int) -> None:
         make(large, big)
         rss = []
         for path in (small, large):
-            code = ("import resource, runpy, sys; sys.argv = ['ddx', 'batch', '--expr', "
-                    f"{SEED!r}, '--csv', {str(path)!r}, '-o', {str(tmp / 'x.csv')!r}]\n"
-                    "try:\n    runpy.run_module('ddx', run_name='__main__')\n"
-                    "except SystemExit:\n    pass\n"
-                    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+            # a fresh wrapper per run, so the children's peak is this run's alone
+            wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True,"
+                       " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+                       "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+            proc = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "ddx",
+                                   "batch", "--expr", SEED, "--csv", str(path), "-o",
+                                   str(tmp / "x.csv")], capture_output=True, text=True,
                                   check=True, cwd=ROOT)
             rss.append(int(proc.stdout.split()[-1]))
         print(f"  -> peak RSS {rss[0] / 1024:.0f} MiB for {rows} rows, {rss[1] / 1024:.0f} MiB for "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from .syntax import parse
 from .tensor import Tensor
 
 OUTPUT_NAME = "out"
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 DISPLAY_OP = {"pow_scalar": "pow", "rpow_scalar": "pow", "dot": "matmul", "mv": "matmul",
               "vm": "matmul", "mm": "matmul"}
 
@@ -96,7 +98,10 @@ class Trace:
         if isinstance(value, str):
             if not value.strip():
                 raise DdxUsageError(f"binding {name}= has no value")
-            arr = constant(value, dtype=self.dtype, what=f"binding {name}=")
+            if _PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
+                arr = np.asarray(float(value), dtype=self.dtype)
+            else:
+                arr = constant(value, dtype=self.dtype, what=f"binding {name}=")
         else:
             arr = np.asarray(value, dtype=self.dtype)  # no copy: ddx never writes to values
         self.evaluator.env[name] = self.evaluator.make_leaf(name, arr)
@@ -215,18 +220,22 @@ class Trace:
     def to_json(self) -> dict:
         ids = self.node_ids()
         nodes = []
+        flow = self.flow
         for i, t in enumerate(self.nodes):
+            fn = t.grad_fn
+            value = t.value
+            op = t.op
             nodes.append({
                 "id": i,
-                "name": t.display,
-                "op": DISPLAY_OP.get(t.op, "stack" if t.op.startswith("stack") else t.op),
-                "grad_fn": t.grad_fn.name if t.grad_fn is not None else None,
+                "name": t.name or t.label or "?",
+                "op": DISPLAY_OP.get(op, "stack" if op.startswith("stack") else op),
+                "grad_fn": fn.name if fn is not None else None,
                 "inputs": [ids[id(s)] for s in t.inputs if id(s) in ids],
-                "value": jsonable(t.value),
-                "shape": list(t.value.shape),
+                "value": jsonable(value),
+                "shape": list(value.shape),
                 "requires_grad": t.requires_grad,
-                "is_leaf": t.is_leaf,
-                "grad": jsonable(self.grad_of(t)),
+                "is_leaf": fn is None,
+                "grad": jsonable(flow.get(fn) if fn is not None else t.grad),
             })
         out = self.output
         return {
@@ -286,8 +295,13 @@ def jsonable(value: np.ndarray | None) -> Any:
     """Nested lists of Python numbers; nan/inf become the strings "nan", "inf", "-inf"."""
     if value is None:
         return None
+    if type(value) is np.ndarray and value.ndim == 0:  # the common case, kept off numpy's paths
+        v = value.item()
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        return v
     arr = np.asarray(value)
-    if arr.ndim == 0:  # the common case, kept off numpy's slower paths
+    if arr.ndim == 0:
         v = arr.item()
         if isinstance(v, float) and not math.isfinite(v):
             return "nan" if v != v else ("inf" if v > 0 else "-inf")
