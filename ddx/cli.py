@@ -86,7 +86,13 @@ def main() -> None:
     """ddx: differentiate an expression the way PyTorch's autograd would, and show every step.
 
     ddx EXPR [NAME=VALUE ...] [options] evaluates EXPR, runs backward() and prints the forward
-    values, the grad_fn tree and every gradient. Run `ddx eval --help` for its options.
+    values, the grad_fn tree and every gradient.
+
+    \b
+    One-liner options (details: ddx eval --help):
+      --wrt A,B  --no-grad A,B  --grad-output VALUE  --retain-grad  --forward  --check
+      --jacobian  --hessian  --explain  --graph FILE  --emit torch|jax  --json
+      --dtype float64|float32  --no-color
     """
 
 

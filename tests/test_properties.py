@@ -73,3 +73,45 @@ def test_values_and_gradients_match_pytorch(tree, env):
             assert ours is None
         else:
             np.testing.assert_allclose(float(ours), theirs.item(), rtol=1e-10, atol=1e-12)
+
+
+SYMBOLS = list("xyv0123456789.+-*/^@()[],:;=e \n#") + ["sin(", "sum(", "dim=", "**", "max(",
+                                                      "pi", "norm(", "x[", "]", "1e", "relu("]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(SYMBOLS), max_size=25).map("".join))
+def test_any_input_gives_a_result_or_a_ddx_error(text):
+    """No input makes ddx fail with anything but its own one-line error."""
+    from ddx.errors import DdxError
+
+    try:
+        g = ddx.trace(text, x=0.5, y=2.0, v=[1.0, -2.0])
+        if g.output.requires_grad and g.output.value.size == 1:
+            g.backward()
+        g.to_json()
+    except DdxError as exc:
+        assert exc.message and "\n" not in exc.message
+        assert exc.exit_code in (1, 2)
+
+
+REPL_SYMBOLS = ["x", "y", " = ", "tensor(", "2.0", "[1., 2.]", ", requires_grad=true", ")", "(",
+                ".grad", ".grad_fn", ".next_functions", "[0]", ".backward()", ".retain_grad()",
+                ".detach()", ".item()", ".zero_()", "\n", "with no_grad:", "  ", " * ", " + ",
+                "sum(", "zero_grad()", "ones_like(", ".requires_grad_(", "true", "False", ";",
+                "dtype=int64", "gradient=", ".shape", "print(", ":"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(REPL_SYMBOLS), max_size=30).map("".join))
+def test_any_repl_script_runs_without_crashing(text):
+    """Every statement either prints or reports one ddx error; the session survives."""
+    from ddx.session import Session
+
+    out: list[str] = []
+    err: list[str] = []
+    session = Session(out.append, err.append)
+    session.run_script(text)
+    session.run_script("z = tensor(1.0)\nz")
+    assert out[-1] == "tensor(1.)"
+    assert all(e.startswith(("error: ", "warning: ")) for e in err)
