@@ -6,7 +6,6 @@ import hashlib
 import marshal
 import os
 import re
-from importlib import resources
 from pathlib import Path
 
 from .errors import DdxSyntaxError
@@ -176,6 +175,8 @@ def grammar_text() -> str:
     for candidate in (here / "grammar" / GRAMMAR_NAME, here.parent / "grammar" / GRAMMAR_NAME):
         if candidate.is_file():
             return candidate.read_text(encoding="utf-8")
+    from importlib import resources  # a zipped install only; importing it costs ~10 ms
+
     return resources.files("ddx").joinpath("grammar", GRAMMAR_NAME).read_text(encoding="utf-8")
 
 
