@@ -167,7 +167,8 @@ class Evaluator:
         if target.kind == "attr":
             return self.set_attr(target, value)
         if target.kind != "name":
-            raise DdxSyntaxLike("can only assign to a name", start=target.start, end=target.end)
+            raise DdxTypeError("can only assign to a name or an attribute (x.requires_grad = true)",
+                               start=target.start, end=target.end)
         name = target.value
         if isinstance(value, Tensor):
             if value.const:
@@ -508,11 +509,6 @@ class Evaluator:
             if float(v).is_integer():
                 return int(v)
         raise DdxTypeError("indices must be integers", start=node.pos, end=node.end)
-
-
-class DdxSyntaxLike(DdxTypeError):
-    kind = "SyntaxError"
-    exit_code = 2
 
 
 def truth(value: Any) -> bool:

@@ -188,7 +188,6 @@ class Tables:
     parse loop below runs without Lark's per-token bookkeeping."""
 
     def __init__(self, data: dict) -> None:
-        self.data = data
         self.start = data["start"]
         self.end = data["end"]
         self.states = data["states"]  # state -> {terminal: (shift?, next state or rule index)}

@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from .errors import DdxRuntimeError, DdxTypeError
+from .errors import DdxRuntimeError
 from .ops import Op
 
 FLOAT_KINDS = "f"
@@ -155,8 +155,3 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return "<AccumulateGrad object>"
-
-
-def check_float(t: Tensor) -> None:
-    if t.value.dtype.kind not in FLOAT_KINDS:
-        raise DdxTypeError("only floating-point tensors can require gradients")
