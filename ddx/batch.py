@@ -133,16 +133,71 @@ def job_lines(stream: IO[bytes]) -> Iterable[tuple[int, str | DdxError]]:
         yield number, text
 
 
-def run_jobs(stream: IO[bytes], emit: Callable[[int, Any, DdxError | None], None]) -> tuple[int, int]:
-    """Run every job; ``emit(line, trace, error)`` is called once per job, in input order."""
+REPLAYABLE = {"wrt", "no_grad", "grad_output", "dtype"}
+
+
+class Replayer:
+    """Templates of recorded graphs, by expression text, options and binding shapes."""
+
+    def __init__(self) -> None:
+        self.templates: dict = {}
+
+    def key_and_values(self, expr: str, bindings: dict, opts: dict):
+        from .api import _PLAIN_NUMBER, constant
+        from .program import DTYPES
+
+        if set(opts) - REPLAYABLE or not bindings:
+            return None, None
+        dtype = np.dtype(DTYPES.get(opts.get("dtype", "float64"), np.float64))
+        values = []
+        for value in bindings.values():
+            if isinstance(value, str):
+                text = value.strip()
+                arr = (np.asarray(float(text), dtype=dtype) if _PLAIN_NUMBER.fullmatch(text)
+                       else constant(text, dtype=dtype, what="binding ="))
+            else:
+                arr = np.asarray(value, dtype=dtype)
+            values.append(arr)
+        key = (expr, tuple(bindings), tuple(a.shape for a in values),
+               tuple(sorted((k, str(v)) for k, v in opts.items())))
+        return key, values
+
+    def run(self, expr: str, bindings: dict, opts: dict):
+        """A finished JSON document when a template replays this job, else a Trace."""
+        try:
+            key, values = self.key_and_values(expr, bindings, opts)
+        except DdxError:
+            key = values = None  # the ordinary path reports the error in its own words
+        template = self.templates.get(key) if key is not None else None
+        if template is not None:
+            doc = template.run(values)
+            if doc is not None:
+                return doc
+        trace = run_job(expr, bindings, opts)
+        if key is not None and key not in self.templates and not trace.warnings:
+            # (a job with domain warnings makes no template: its numbers, not its shape, are odd)
+            from .template import Template
+
+            self.templates[key] = Template.from_trace(trace, list(bindings))
+        return trace
+
+
+def run_jobs(stream: IO[bytes], emit: Callable[[int, Any, DdxError | None], None], *,
+             replay: bool = True) -> tuple[int, int]:
+    """Run every job; ``emit(line, result, error)`` is called once per job, in input order.
+
+    ``result`` is a Trace, or (with ``replay``) the finished JSON document of a job that
+    replayed the recorded graph of an earlier job with the same expression."""
     jobs = failed = 0
+    replayer = Replayer() if replay else None
     for number, item in job_lines(stream):
         jobs += 1
         try:
             if isinstance(item, DdxError):
                 raise item
             expr, bindings, opts = parse_job(item)
-            trace = run_job(expr, bindings, opts)
+            trace = (replayer.run(expr, bindings, opts) if replayer is not None
+                     else run_job(expr, bindings, opts))
         except DdxError as exc:
             failed += 1
             emit(number, None, exc)

@@ -266,11 +266,13 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
             else:
                 console.print(one_liner(trace))
             return
-        doc = {"line": line, **(trace.to_json() if error is None
-                                else {"error": error.to_json()})}
-        out.write(json.dumps(doc) + "\n")
+        if error is not None:
+            body = {"error": error.to_json()}
+        else:
+            body = trace if isinstance(trace, dict) else trace.to_json()
+        out.write(json.dumps({"line": line, **body}) + "\n")
 
-    jobs, failed = batch.run_jobs(stream, emit)
+    jobs, failed = batch.run_jobs(stream, emit, replay=not human)
     out.flush()
     took = batch.now() - start
     click.echo(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"

@@ -49,8 +49,10 @@ def _expr(t: Tensor, args: list[str], lib: str) -> str:
         return f"({args[0]} ** {kw['exponent']!r})"
     if op == "rpow_scalar":
         return f"({kw['base']!r} ** {args[0]})"
-    if op in ("maximum", "minimum"):
-        return f"{np_}.{op}({args[0]}, {args[1]})"
+    if op in ("maximum", "minimum"):  # these take tensors only, even in PyTorch
+        wrap = "torch.tensor" if lib == "torch" else "jnp.asarray"
+        a, b = (f"{wrap}({x})" if s.weak else x for x, s in zip(args, t.inputs))
+        return f"{np_}.{op}({a}, {b})"
     if op in ("select", "slice"):
         return f"{args[0]}[{_key(kw['key'])}]"
     if op == "transpose":

@@ -613,7 +613,7 @@ def _binary_fn(name: str):
             return ev.binary(fake, a, b)
         if a.weak and b.weak:
             return weak(float(getattr(np, name)(a.value, b.value)))
-        a, b = [Tensor(np.asarray(t.value, dtype=ev.dtype)) if t.weak else t for t in (a, b)]
+        # a plain number stays a wrapped scalar, as for the operators: (None, 0) in next_functions
         ev.check_broadcast(Ast("bin", name, (), start=node.start, end=node.end, pos=node.pos),
                            a, b)
         return ev.op(name, node, [a, b])

@@ -200,3 +200,55 @@ def test_unbalanced_quote_is_reported():
 
     with pytest.raises(DdxUsageError, match="bad quoting"):
         _split('"unbalanced')
+
+
+def test_replayed_jobs_are_identical_to_fresh_runs():
+    """Jobs sharing an expression replay the first one's graph; the JSON must not change."""
+    import io
+
+    from ddx.batch import run_jobs
+
+    rng = np.random.default_rng(11)
+    templates = [
+        ('"(w*x+b)^2" w={a} x={b} b={c}', 3),
+        ('"y = w*x + b; L = mean(y^2) + norm(w) + sum(max(x, dim=0))" w=[{a},{b}] '
+         'x=[[1,2],[3,{c}]] b=[0.1] --no-grad x', 3),
+        ('"sigmoid(z) * tanh(z) + relu(z - 0.5) + softplus(-z) + maximum(z, 0.3)" '
+         'z=[{a},{b},{c}] --grad-output ones', 3),
+        ('"2 - x ^ 3 + 2 ^ x + sqrt(x) * log(x) / exp(x) + x/y - 1/y" x={pa} y={pb}', 2),
+        ('"a = 2; b = a*w + w; c = b*b + b; c / w" w={pa}', 1),
+        ('"sum(sin(A @ v)) + dot(v, v) + A[0, 1:][0]" A=[[{a},2],[3,{b}]] v=[{c},1.5]', 3),
+        ('"x^2 + y" x={a} y={b} --wrt x', 2),
+    ]
+    lines = []
+    for _ in range(12):
+        for text, _n in templates:
+            a, b, c = (float(v) for v in rng.uniform(-2, 2, 3))
+            pa, pb = (float(v) for v in rng.uniform(0.1, 3, 2))
+            lines.append(text.format(a=repr(a), b=repr(b), c=repr(c), pa=repr(pa), pb=repr(pb)))
+    lines.append('"log(x) + x" x=0')   # a domain problem in a replayable shape ...
+    lines.append('"log(x) + x" x=1')
+    lines.append('"log(x) + x" x=0')   # ... after the template exists: run the ordinary way
+    data = ("\n".join(lines) + "\n").encode()
+
+    kinds: list[str] = []
+
+    def collect(replay: bool) -> list[str]:
+        docs: list[str] = []
+        kinds.clear()
+
+        def emit(line, result, error):
+            kinds.append(type(result).__name__)
+            body = {"error": error.to_json()} if error is not None else (
+                result if isinstance(result, dict) else result.to_json())
+            docs.append(json.dumps({"line": line, **body}))
+        run_jobs(io.BytesIO(data), emit, replay=replay)
+        return docs
+
+    fresh, replayed = collect(False), collect(True)
+    assert len(fresh) == len(lines)
+    # replayed: every job but the first of each expression; the log(x) lines never (the first
+    # has a warning, so it makes no template; the second makes it; the third has a warning)
+    assert kinds.count("dict") == 11 * len(templates)
+    assert replayed == fresh
+    assert json.loads(replayed[-1])["warnings"] and json.loads(replayed[-1])["value"] == "-inf"
