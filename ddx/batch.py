@@ -163,7 +163,7 @@ class Replayer:
         return key, values
 
     def run(self, expr: str, bindings: dict, opts: dict):
-        """A finished JSON document when a template replays this job, else a Trace."""
+        """The written-out JSON when a template replays this job, else a Trace."""
         try:
             key, values = self.key_and_values(expr, bindings, opts)
         except DdxError:
@@ -186,8 +186,8 @@ def run_jobs(stream: IO[bytes], emit: Callable[[int, Any, DdxError | None], None
              replay: bool = True) -> tuple[int, int]:
     """Run every job; ``emit(line, result, error)`` is called once per job, in input order.
 
-    ``result`` is a Trace, or (with ``replay``) the finished JSON document of a job that
-    replayed the recorded graph of an earlier job with the same expression."""
+    ``result`` is a Trace, or (with ``replay``) the written-out JSON (a ``JsonBody``) of a job
+    that replayed the recorded graph of an earlier job with the same expression."""
     jobs = failed = 0
     replayer = Replayer() if replay else None
     for number, item in job_lines(stream):

@@ -266,10 +266,10 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
             else:
                 console.print(one_liner(trace))
             return
-        if error is not None:
-            body = {"error": error.to_json()}
-        else:
-            body = trace if isinstance(trace, dict) else trace.to_json()
+        if error is None and isinstance(trace, str):  # a replayed job: its JSON is written
+            out.write(f'{{"line": {line}, {trace}\n')
+            return
+        body = {"error": error.to_json()} if error is not None else trace.to_json()
         out.write(json.dumps({"line": line, **body}) + "\n")
 
     jobs, failed = batch.run_jobs(stream, emit, replay=not human)

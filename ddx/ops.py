@@ -151,18 +151,22 @@ def _bilinear(fn):
 
 
 # --- arithmetic ---------------------------------------------------------------------------
-op("add", "AddBackward0", np.add, lambda g, o, a, b: g, lambda g, o, a, b: g, saves=False)
-op("sub", "SubBackward0", np.subtract, lambda g, o, a, b: g, lambda g, o, a, b: -g, saves=False)
+# Arithmetic as operators, not np.add & co: the same ufuncs for arrays, and several times
+# faster on numpy scalars, which the batch replay (ddx/template.py) computes with.
+op("add", "AddBackward0", lambda a, b: a + b, lambda g, o, a, b: g, lambda g, o, a, b: g, saves=False)
+op("sub", "SubBackward0", lambda a, b: a - b, lambda g, o, a, b: g, lambda g, o, a, b: -g, saves=False)
 op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False)
-op("mul", "MulBackward0", np.multiply, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a)
-op("div", "DivBackward0", np.divide, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b)
-op("neg", "NegBackward0", np.negative, lambda g, o, a: -g, saves=False)
+op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a)
+op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b)
+op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False)
 op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o)
 op("pow", "PowBackward1", np.power, _pow_base_vjp, _pow_exp_vjp)
 def _scaled(g, x, factor):
     """g * x * factor with one pass and one new array: an upstream gradient that is one
     repeated number (a broadcast, as after sum) folds into the factor."""
-    if isinstance(g, np.ndarray) and g.size and not any(g.strides) and g.shape == np.shape(x):
+    # (0-d gradients take the general path, so arrays and numpy scalars round alike)
+    if isinstance(g, np.ndarray) and g.ndim and g.size and not any(g.strides) \
+            and g.shape == np.shape(x):
         return np.multiply(x, factor * g.flat[0])
     r = np.multiply(g, x)
     if factor != 1:
