@@ -10,6 +10,7 @@ whose numbers raise a floating-point event (a domain warning) is run the ordinar
 from __future__ import annotations
 
 import json
+from math import isfinite
 
 import numpy as np
 
@@ -28,6 +29,8 @@ def _dump(value) -> str:
     """json.dumps(jsonable(value)), with the common scalar case written directly."""
     if value is None:
         return "null"
+    if type(value) is np.float64 and isfinite(value):  # np.float64 is a float: no .item()
+        return float.__repr__(value)
     if type(value) is np.float64 or (type(value) is np.ndarray and value.ndim == 0):
         x = value.item()
         if type(x) is float:
