@@ -364,3 +364,52 @@ def open_text(path: str) -> IO[str]:
 
 def now() -> float:
     return time.perf_counter()
+
+
+def json_writer(out: IO[str]) -> Callable:
+    """An ``emit`` for run_jobs that writes one JSON object per job."""
+    def emit(line: int, result, error: DdxError | None) -> None:
+        if error is None and isinstance(result, str):  # a replayed job: already written out
+            out.write(f'{{"line": {line}, {result}\n')
+            return
+        body = {"error": error.to_json()} if error is not None else result.to_json()
+        out.write(json.dumps({"line": line, **body}) + "\n")
+    return emit
+
+
+def human_writer(console) -> Callable:
+    """An ``emit`` for run_jobs that prints the one-liner's Rich view per job."""
+    from .errors import format_error
+    from .render import one_liner
+
+    def emit(line: int, result, error: DdxError | None) -> None:
+        console.rule(f"line {line}")
+        if error is not None:
+            console.print(format_error(error), markup=False, highlight=False)
+        else:
+            console.print(one_liner(result), soft_wrap=True)
+    return emit
+
+
+class progress:
+    """A Rich progress bar on stderr, only when stderr is a terminal and the input a file."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.bar = None
+
+    def __enter__(self):
+        if not sys.stderr.isatty() or self.path == "-":
+            return None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.bar = Progress(console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("rows", total=None)
+        return lambda n: self.bar.advance(task, n)
+
+    def __exit__(self, *exc) -> bool:
+        if self.bar is not None:
+            self.bar.stop()
+        return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import click
@@ -139,9 +140,11 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
              graph_file, emit, as_json, dtype, no_color, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
-    for a in args:
-        if a.startswith("--") and "=" not in a.split("--", 1)[1][:1]:
-            raise DdxUsageError(f"no such option: {a}", hint="see ddx --help")
+    for a in args:  # Click passes unknown options through; an expression may start with '-'
+        if re.fullmatch(r"--[A-Za-z][\w-]*(=.*)?", a):
+            raise DdxUsageError(f"no such option: {a}",
+                                hint="see ddx --help (an expression can't start with '--': "
+                                     "write -(-x))")
     expr, bindings = split_bindings(args)
     from .api import Trace
 
@@ -234,49 +237,30 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
 
     start = batch.now()
     out = sys.stdout if output in (None, "-") else _open_out(output)
+    say = lambda text: click.echo(text, err=True)  # noqa: E731 - stderr, after a flush
     if expr is not None or csv_file or jsonl_file:
         data = csv_file or jsonl_file
         if expr is None or not data or (csv_file and jsonl_file):
             raise DdxUsageError("data mode needs --expr and one of --csv or --jsonl")
         extra = dict(_binding(b) for b in ((file,) if file else ()) + bindings)
         run = batch.DataRun(expr, extra, fmt="csv" if csv_file else "jsonl")
-        source = batch.open_text(data)
-        with _progress(data) as advance:
-            run.run(source, out, lambda msg: click.echo(f"error: {msg}", err=True), advance)
+        with batch.progress(data) as advance:
+            run.run(batch.open_text(data), out, lambda msg: say(f"error: {msg}"), advance)
         out.flush()
         for message, count in list(run.warnings.items())[:5]:
-            click.echo(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""),
-                       err=True)
-        click.echo(f"batch: {run.rows} rows, {run.bad_rows} bad, "
-                   f"{batch.now() - start:.2f} s", err=True)
+            say(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""))
+        say(f"batch: {run.rows} rows, {run.bad_rows} bad, {batch.now() - start:.2f} s")
         sys.exit(1 if run.bad_rows else 0)
     if bindings:
         raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
     stream = sys.stdin.buffer if file in (None, "-") else _open_bytes(file)
-    console = _stdout_console(no_color) if human else None
-
-    def emit(line, trace, error):
-        if human:
-            from .errors import format_error
-            from .render import one_liner
-
-            console.rule(f"line {line}")
-            if error is not None:
-                console.print(format_error(error), markup=False, highlight=False)
-            else:
-                console.print(one_liner(trace))
-            return
-        if error is None and isinstance(trace, str):  # a replayed job: its JSON is written
-            out.write(f'{{"line": {line}, {trace}\n')
-            return
-        body = {"error": error.to_json()} if error is not None else trace.to_json()
-        out.write(json.dumps({"line": line, **body}) + "\n")
-
+    emit = (batch.human_writer(_stdout_console(no_color)) if human
+            else batch.json_writer(out))
     jobs, failed = batch.run_jobs(stream, emit, replay=not human)
     out.flush()
     took = batch.now() - start
-    click.echo(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"
-               + (f" ({1e3 * took / jobs:.3f} ms per job)" if jobs else ""), err=True)
+    say(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"
+        + (f" ({1e3 * took / jobs:.3f} ms per job)" if jobs else ""))
     sys.exit(1 if failed else 0)
 
 
@@ -299,30 +283,6 @@ def _open_bytes(path: str):
         return open(path, "rb")
     except OSError as exc:
         raise DdxUsageError(f"cannot read {path}: {exc.strerror}") from None
-
-
-class _progress:
-    """A Rich progress bar on stderr, only when stderr is a terminal and the input is a file."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.bar = None
-
-    def __enter__(self):
-        if not sys.stderr.isatty() or self.path == "-":
-            return None
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self.bar = Progress(console=Console(stderr=True), transient=True)
-        self.bar.start()
-        self.task = self.bar.add_task("rows", total=None)
-        return lambda n: self.bar.advance(self.task, n)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
 
 
 def _read_text(file: str) -> str:
