@@ -145,7 +145,7 @@ class Evaluator:
 
     def _run_stmt(self, stmt: Stmt) -> Any:
         if stmt.kind == "with":
-            ctx = self.eval(stmt.value)
+            ctx = self.evaluate(stmt.value)
             if not isinstance(ctx, NoGrad):
                 raise DdxTypeError("'with' takes no_grad (or torch.no_grad())",
                                    start=stmt.value.start, end=stmt.value.end)
@@ -158,7 +158,7 @@ class Evaluator:
                 return result
             finally:
                 GRAD_MODE.enabled = before
-        value = self.eval(stmt.value)
+        value = self.evaluate(stmt.value)
         if stmt.kind == "expr":
             return value
         return self.assign(stmt.target, value)
@@ -189,7 +189,7 @@ class Evaluator:
         return t
 
     def set_attr(self, target: Ast, value: Any) -> Any:
-        obj = self.eval(target.kids[0])
+        obj = self.evaluate(target.kids[0])
         if not isinstance(obj, Tensor):
             raise DdxTypeError(f"cannot set .{target.value} on {type_name(obj)}")
         if target.value == "requires_grad":
@@ -206,7 +206,7 @@ class Evaluator:
         return None
 
     # --- expressions ----------------------------------------------------------------------
-    def eval(self, root: Ast) -> Any:
+    def evaluate(self, root: Ast) -> Any:
         cache = self.program._compiled
         if cache is None:
             cache = self.program._compiled = {}
