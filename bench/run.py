@@ -113,10 +113,12 @@ def one_liner(rep: Report, repeat: int) -> None:
 def in_process(rep: Report, repeat: int) -> None:
     print("\n[2] in-process call on the seed expression, text in, gradients out")
     import ddx
-    from ddx import syntax
+    from ddx import api, syntax
 
     def ddx_fresh():
         syntax._CACHE.clear()
+        api._TEMPLATES.clear()
+        api._SEEN.clear()
         g = ddx.trace(SEED, w=3.0, x=2.0, b=1.0)
         g.backward()
         return g.grads
@@ -128,7 +130,8 @@ def in_process(rep: Report, repeat: int) -> None:
 
     n = 300
     rep.add("in-process", "ddx (parse every call)", median_time(ddx_fresh, repeat, n))
-    rep.add("in-process", "ddx (parsed program cached)", median_time(ddx_cached, repeat, n))
+    rep.add("in-process", "ddx (same text again: parse and graph cached)",
+            median_time(ddx_cached, repeat, n))
     if have("torch"):
         import torch
 
@@ -181,10 +184,12 @@ def many_expressions(rep: Report, count: int) -> None:
     ops = sum(e.count("(") for e in exprs) / count
     print(f"  (about {ops:.0f} operations and {sum(map(len, exprs)) / count:.0f} characters each)")
     import ddx
-    from ddx import syntax
+    from ddx import api, syntax
 
     def run_ddx():
         syntax._CACHE.clear()
+        api._TEMPLATES.clear()
+        api._SEEN.clear()
         for e in exprs:
             g = ddx.trace(e, w=0.3, x=0.7, b=-0.2)
             g.backward()
@@ -233,7 +238,11 @@ def deep_chain(rep: Report, n: int) -> None:
     parse(text)
     t_parse = time.perf_counter() - start
 
-    def engine():
+    from ddx import api
+
+    def engine():  # a new graph every time: the recorded-graph replay would not be the engine
+        api._TEMPLATES.clear()
+        api._SEEN.clear()
         g = ddx.trace(text, x=0.5)
         g.backward()
     t_engine = median_time(engine, 3)

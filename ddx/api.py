@@ -54,6 +54,42 @@ class Trace:
             raise DdxUsageError(f"--dtype must be float64 or float32, not {dtype!r}")
         self.source = source
         self.dtype = np.dtype(DTYPES[dtype])
+        self.backward_done = False
+        self._fast: _Replay | None = None
+        self._key = None
+        bindings = dict(bindings or {})
+        if not retain_grad and bindings:
+            # The same text, options and binding shapes as an earlier trace: replay its graph
+            # (values only; the graph itself is built if anything asks for it).
+            arrays = {n: binding_array(n, v, self.dtype) for n, v in bindings.items()}
+            self._key = (source, tuple(arrays), tuple(a.shape for a in arrays.values()),
+                         self.dtype.str, _freeze(wrt), _freeze(no_grad))
+            template = _TEMPLATES.get(self._key)
+            if template is not None:
+                values = template.forward(list(arrays.values()))
+                if values is not None:
+                    self._fast = _Replay(template, values)
+                    self._init_args = (bindings, wrt, no_grad, retain_grad)
+                    return
+            bindings = arrays
+        self._build(bindings, wrt, no_grad, retain_grad)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes a replayed trace has not made yet: build the real graph.
+        if name.startswith("_") or self.__dict__.get("_fast") is None:
+            raise AttributeError(name)
+        self._materialize()
+        return getattr(self, name)
+
+    def _materialize(self) -> None:
+        fast, self._fast = self._fast, None
+        bindings, wrt, no_grad, retain_grad = self._init_args
+        self._build(bindings, wrt, no_grad, retain_grad)
+        if fast.backward_args is not None:
+            self.backward(*fast.backward_args)
+
+    def _build(self, bindings: Mapping[str, Any], wrt, no_grad, retain_grad: bool) -> None:
+        source = self.source
         self.wrt = _names(wrt)
         self.no_grad = set(_names(no_grad) or ())
         self.retain_grad = retain_grad
@@ -73,7 +109,7 @@ class Trace:
         self.grad_output: np.ndarray | None = None
         self.vjp_count = 0
         self.extras: dict = {}  # forward / check / jacobian / hessian / explain, when asked
-        for name, value in (bindings or {}).items():
+        for name, value in bindings.items():
             self.bind(name, value)
         with autograd.fp_guard(), paused():
             result = self.evaluator.run()
@@ -93,17 +129,7 @@ class Trace:
                     t.retains_grad = True
 
     def bind(self, name: str, value: Any) -> None:
-        if not name.isidentifier():
-            raise DdxUsageError(f"bad binding name {name!r}")
-        if isinstance(value, str):
-            if not value.strip():
-                raise DdxUsageError(f"binding {name}= has no value")
-            if _PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
-                arr = np.asarray(float(value), dtype=self.dtype)
-            else:
-                arr = constant(value, dtype=self.dtype, what=f"binding {name}=")
-        else:
-            arr = np.asarray(value, dtype=self.dtype)  # no copy: ddx never writes to values
+        arr = binding_array(name, value, self.dtype)
         self.evaluator.env[name] = self.evaluator.make_leaf(name, arr)
 
     def _check_names(self) -> None:
@@ -128,6 +154,24 @@ class Trace:
         return self.evaluator.nodes
 
     def backward(self, grad_output: Any = None, *, retain_graph: bool = True) -> Trace:
+        fast = self._fast
+        if fast is not None:
+            out = fast.template
+            if grad_output is None and out.one is not None:
+                g0 = out.one  # a scalar output: backward() seeds it with 1
+            else:
+                value = np.asarray(fast.values[out.output])
+                if isinstance(grad_output, str):
+                    grad_output = (np.ones_like(value) if grad_output.strip() == "ones" else
+                                   constant(grad_output, dtype=self.dtype, what="--grad-output "))
+                g0 = autograd.initial_grad(Tensor(value), grad_output)
+            adj = out.backward(fast.values, g0)
+            if adj is not None:
+                fast.adj = adj
+                fast.backward_args = (grad_output,)
+                self.backward_done = True
+                return self
+            self._materialize()  # a floating-point event: the ordinary way, with its warnings
         if isinstance(grad_output, str):
             grad_output = (np.ones_like(self.output.value) if grad_output.strip() == "ones"
                            else constant(grad_output, dtype=self.dtype, what="--grad-output "))
@@ -141,6 +185,19 @@ class Trace:
         self.warnings.extend(msg for _, msg in autograd.WARNINGS)
         autograd.WARNINGS.clear()
         self.backward_done = True
+        key = self._key
+        if key is not None and key not in _TEMPLATES and not self.warnings and not self.extras:
+            # a template only once the same text and shapes come back: one-off traces pay nothing
+            if key in _SEEN:
+                from .template import Template
+
+                if len(_TEMPLATES) >= MAX_TEMPLATES:
+                    _TEMPLATES.clear()
+                _TEMPLATES[key] = Template.from_trace(self, list(key[1]))
+            else:
+                if len(_SEEN) >= 4 * MAX_TEMPLATES:
+                    _SEEN.clear()
+                _SEEN.add(key)
         return self
 
     # --- the other views of the same derivatives (issue: forward, check, explain) ----------
@@ -202,10 +259,15 @@ class Trace:
 
     @property
     def value(self) -> np.ndarray:
+        if self._fast is not None:
+            return np.asarray(self._fast.values[self._fast.template.output])
         return self.output.value
 
     @property
     def grads(self) -> dict[str, np.ndarray | None]:
+        fast = self._fast
+        if fast is not None and fast.adj is not None:
+            return fast.template.grads(fast.adj)
         return {name: t.grad for name, t in self.leaves.items()}
 
     def grad_of(self, t: Tensor) -> np.ndarray | None:
@@ -253,6 +315,41 @@ class Trace:
                                     if isinstance(v, dict) and "cost" in v})}
                if any(isinstance(v, dict) and "cost" in v for v in self.extras.values()) else {}),
         }
+
+
+_TEMPLATES: dict = {}  # replayable graphs of earlier traces, by text, names, shapes and options
+MAX_TEMPLATES = 512
+_SEEN: set = set()  # keys traced once: the second time makes a template
+
+
+class _Replay:
+    """A trace computed by replaying a template: its values, and gradients after backward."""
+
+    __slots__ = ("template", "values", "adj", "backward_args")
+
+    def __init__(self, template, values: list) -> None:
+        self.template = template
+        self.values = values
+        self.adj: list | None = None
+        self.backward_args: tuple | None = None
+
+
+def _freeze(names) -> tuple | None:
+    got = _names(names)
+    return None if got is None else tuple(got)
+
+
+def binding_array(name: str, value: Any, dtype: np.dtype) -> np.ndarray:
+    """A binding's value: a number, an array, or a constant expression (``[2,4]``, ``pi/4``)."""
+    if not name.isidentifier():
+        raise DdxUsageError(f"bad binding name {name!r}")
+    if isinstance(value, str):
+        if not value.strip():
+            raise DdxUsageError(f"binding {name}= has no value")
+        if _PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
+            return np.asarray(float(value), dtype=dtype)
+        return constant(value, dtype=dtype, what=f"binding {name}=")
+    return np.asarray(value, dtype=dtype)  # no copy: ddx never writes to values
 
 
 def _tree_json(value: Any) -> Any:

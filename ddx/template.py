@@ -15,7 +15,6 @@ from math import isfinite
 import numpy as np
 
 from . import autograd
-from .api import DISPLAY_OP, jsonable
 from .autograd import unbroadcast
 from .ops import OPS
 
@@ -23,6 +22,12 @@ from .ops import OPS
 class JsonBody(str):
     """A JSON object already written out, without its opening brace: what ``json.dumps`` of
     the same dict would give after ``{``, so a caller can put ``"line": N, `` in front."""
+
+
+def _api():
+    from . import api  # api imports this module lazily; import it back the same way
+
+    return api
 
 
 def _dump(value) -> str:
@@ -41,12 +46,12 @@ def _dump(value) -> str:
             return "true" if x else "false"
         if type(x) is int:
             return repr(x)
-    return json.dumps(jsonable(value))
+    return json.dumps(_api().jsonable(value))
 
 
 class Template:
-    __slots__ = ("slots", "fixed", "ops", "backward", "output", "g0", "grads", "head",
-                 "statics", "n", "parts", "scalar")
+    __slots__ = ("slots", "fixed", "ops", "backward_plan", "output", "g0", "grads_at", "head",
+                 "statics", "n", "parts", "scalar", "one")
 
     @classmethod
     def from_trace(cls, trace, binding_names: list[str]) -> Template | None:
@@ -84,7 +89,7 @@ class Template:
                 else:
                     return None
             self.ops.append((i, OPS[t.op], t.kw, spec))
-        self.backward = []
+        self.backward_plan = []
         for fn in trace.flow:  # the order backward() processed the nodes in
             t = fn.output
             if t is None or id(t) not in index:
@@ -95,34 +100,41 @@ class Template:
                        for slot, s in enumerate(t.inputs) if s.requires_grad]
             if any(j is None for _, j, _, _ in targets):
                 return None
-            self.backward.append((i, fn.op, fn.kw, spec, targets))
+            self.backward_plan.append((i, fn.op, fn.kw, spec, targets))
         self.output = index[id(out)]
         self.g0 = trace.grad_output
-        self.grads = [(name, index[id(t)]) for name, t in trace.leaves.items()]
+        self.one = np.ones((), out.value.dtype) if out.value.size == 1 and \
+            out.value.shape == () else None
+        self.grads_at = [(name, index[id(t)]) for name, t in trace.leaves.items()]
         self.head = {"output": trace.output_name, "shape": list(out.value.shape),
                      "dtype": str(out.value.dtype), "grad_fn": out.grad_fn.name}
         self.statics = []
         for i, t in enumerate(nodes):
             fn = t.grad_fn
             self.statics.append((i, t.name or t.label or "?",
-                                 DISPLAY_OP.get(t.op, "stack" if t.op.startswith("stack")
-                                                else t.op),
+                                 _api().DISPLAY_OP.get(t.op, "stack" if t.op.startswith("stack")
+                                                       else t.op),
                                  fn.name if fn is not None else None,
                                  [index[id(s)] for s in t.inputs if id(s) in index],
                                  list(t.value.shape), t.requires_grad, fn is None))
-        # every fixed piece of the JSON, written once: per node, the text before its value,
-        # between value and grad, and after grad (json.dumps' own separators and escapes)
-        self.parts = []
-        for i, name, op, grad_fn, inputs, shape, rg, leaf in self.statics:
-            head = json.dumps({"id": i, "name": name, "op": op, "grad_fn": grad_fn,
-                               "inputs": inputs})[:-1] + ', "value": '
-            middle = ", " + json.dumps({"shape": shape, "requires_grad": rg,
-                                        "is_leaf": leaf})[1:-1] + ', "grad": '
-            self.parts.append((head, middle))
+        self.parts = None  # written on first use: only batch output needs them
         return self
 
-    def run(self, bindings: list[np.ndarray]) -> JsonBody | None:
-        """The JSON document for new binding values, or None to run the job the ordinary way."""
+    def json_parts(self) -> list[tuple[str, str]]:
+        """Every fixed piece of the JSON, written once: per node, the text before its value and
+        the text between value and grad (json.dumps' own separators and escapes)."""
+        if self.parts is None:
+            self.parts = []
+            for i, name, op, grad_fn, inputs, shape, rg, leaf in self.statics:
+                head = json.dumps({"id": i, "name": name, "op": op, "grad_fn": grad_fn,
+                                   "inputs": inputs})[:-1] + ', "value": '
+                middle = ", " + json.dumps({"shape": shape, "requires_grad": rg,
+                                            "is_leaf": leaf})[1:-1] + ', "grad": '
+                self.parts.append((head, middle))
+        return self.parts
+
+    def forward(self, bindings: list[np.ndarray]) -> list | None:
+        """Every node's value for new bindings; None when a floating-point event happens."""
         values = list(self.fixed)
         scalar = self.scalar
         for k, arr in zip(self.slots, bindings):
@@ -134,12 +146,20 @@ class Template:
                 args = [values[j] if j >= 0 else w for j, w in spec]
                 v = op.fn(*args, **kw)
                 values[i] = v if type(v) in kinds else np.asarray(v)
-            if events:
-                events.clear()
-                return None
-            adj: list = [None] * self.n
-            adj[self.output] = self.g0[()] if scalar else self.g0
-            for i, op, kw, spec, targets in self.backward:
+        if events:
+            events.clear()
+            return None
+        return values
+
+    def backward(self, values: list, g0: np.ndarray) -> list | None:
+        """Every node's gradient, in the order the recorded backward pass used; None as above."""
+        scalar = self.scalar
+        kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
+        adj: list = [None] * self.n
+        adj[self.output] = g0[()] if scalar else g0
+        events = autograd._FP_EVENTS
+        with autograd.fp_guard():
+            for i, op, kw, spec, targets in self.backward_plan:
                 g = adj[i]
                 args = [values[j] if j >= 0 else w for j, w in spec]
                 for slot, j, shape, dtype in targets:
@@ -153,12 +173,23 @@ class Template:
                     prev = adj[j]
                     adj[j] = gi if prev is None else (prev + gi if scalar
                                                       else np.asarray(prev + gi))
-            if events:
-                events.clear()
-                return None
+        if events:
+            events.clear()
+            return None
+        return adj
+
+    def grads(self, adj: list) -> dict:
+        return {name: None if adj[j] is None else np.asarray(adj[j]) for name, j in self.grads_at}
+
+    def run(self, bindings: list[np.ndarray]) -> JsonBody | None:
+        """The JSON document for new binding values, or None to run the job the ordinary way."""
+        values = self.forward(bindings)
+        adj = self.backward(values, self.g0) if values is not None else None
+        if adj is None:
+            return None
         nodes = ", ".join(f"{head}{_dump(values[i])}{middle}{_dump(adj[i])}}}"
-                          for i, (head, middle) in enumerate(self.parts))
-        grads = ", ".join(f"{json.dumps(name)}: {_dump(adj[j])}" for name, j in self.grads)
+                          for i, (head, middle) in enumerate(self.json_parts()))
+        grads = ", ".join(f"{json.dumps(name)}: {_dump(adj[j])}" for name, j in self.grads_at)
         h = self.head
         return JsonBody(f'"output": {json.dumps(h["output"])}, "value": '
                         f'{_dump(values[self.output])}, "shape": {json.dumps(h["shape"])}, '

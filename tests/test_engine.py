@@ -159,3 +159,50 @@ def test_unused_leaf_has_no_gradient():
     g = ddx.trace("w * 2", w=1, q=3)
     g.backward()
     assert g.grads["q"] is None
+
+
+REPLAYED = [
+    ("(w*x+b)^2", {"w": 3.0, "x": 2.0, "b": 1.0}, None),
+    ("y = w*x + b; L = mean(y^2) + norm(w) + sum(max(x, dim=0))",
+     {"w": [0.5, -1.0], "x": [[1.0, 2.0], [3.0, 4.0]], "b": [0.1]}, None),
+    ("sin(x^3.5) / exp(y) + x^-1.5 * y - 2/x", {"x": 1.3, "y": 0.4}, None),
+    ("w*x + b", {"w": 3.0, "x": [2.0, 4.0], "b": 1.0}, "ones"),
+]
+
+
+@pytest.mark.parametrize("text, bindings, grad_output", REPLAYED)
+def test_a_repeated_trace_replays_its_graph_with_identical_results(text, bindings, grad_output):
+    from ddx import api
+
+    api._TEMPLATES.clear()
+    api._SEEN.clear()
+    first = ddx.trace(text, bindings).backward(grad_output)
+    assert not api._TEMPLATES  # one trace makes no template ...
+    ddx.trace(text, bindings).backward(grad_output)  # ... the second with that shape does
+    doc = first.to_json()
+    shifted = {k: np.asarray(v) * 1.25 for k, v in bindings.items()}
+    fresh = ddx.trace(text, shifted, retain_grad=False)
+    fresh._materialize() if fresh._fast is not None else None
+    fresh.backward(grad_output)
+    replayed = ddx.trace(text, shifted)
+    assert replayed._fast is not None  # the graph is replayed, not rebuilt
+    replayed.backward(grad_output)
+    assert replayed._fast is not None
+    np.testing.assert_array_equal(replayed.value, fresh.value)
+    for name, g in fresh.grads.items():
+        np.testing.assert_array_equal(replayed.grads[name], g)  # bit for bit
+    # anything beyond values and gradients builds the real graph, with the same answers
+    assert replayed.to_json() == fresh.to_json()
+    assert replayed._fast is None and doc["output"] == replayed.output_name
+
+
+def test_replay_falls_back_for_domain_problems_and_other_shapes():
+    from ddx import api
+
+    api._TEMPLATES.clear()
+    ddx.trace("log(x) * y", x=2.0, y=3.0).backward()
+    ddx.trace("log(x) * y", x=2.0, y=3.0).backward()
+    g = ddx.trace("log(x) * y", x=0.0, y=3.0)
+    assert g._fast is None or g.backward().warnings  # forward or backward hit log(0)
+    assert any("LogBackward0" in w for w in g.warnings)
+    assert ddx.trace("log(x) * y", x=[1.0, 2.0], y=3.0)._fast is None  # another shape
