@@ -74,8 +74,10 @@ class Template:
         # all float64 scalars: replay on numpy scalars (the same C arithmetic as 0-d arrays,
         # bit for bit, at a fraction of the call cost)
         self.scalar = all(t.value.shape == () and t.value.dtype == np.float64 for t in nodes)
-        self.fixed = [None if i in self.slots else (t.value[()] if self.scalar else t.value)
-                      for i, t in enumerate(nodes)]
+        # values the replay does not compute: constants and leaves the program itself made
+        # (op results are recomputed, so none is kept: a template must not pin big arrays)
+        self.fixed = [None if i in self.slots or t.inputs else
+                      (t.value[()] if self.scalar else t.value) for i, t in enumerate(nodes)]
         self.ops = []
         for i, t in enumerate(nodes):
             if not t.inputs:
