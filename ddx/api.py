@@ -70,6 +70,7 @@ class Trace:
                 if values is not None:
                     self._fast = _Replay(template, values)
                     self._init_args = (bindings, wrt, no_grad, retain_grad)
+                    self.warnings: list[str] = []  # a replay stops at any domain problem
                     return
             bindings = arrays
         self._build(bindings, wrt, no_grad, retain_grad)
@@ -256,6 +257,11 @@ class Trace:
         result = explain(self)
         self.extras["explain"] = result
         return result
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether the output requires grad (a replayed trace always does)."""
+        return True if self._fast is not None else self.output.requires_grad
 
     @property
     def value(self) -> np.ndarray:

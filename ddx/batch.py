@@ -267,26 +267,29 @@ class DataRun:
 
         if self.rowwise is not False:
             trace = Trace(self.expr, {**self.bindings, **chunk.columns}, wrt=list(chunk.columns))
-            from .ops import OPS
+            if self.rowwise is None:  # decided once, on the first chunk's graph
+                from .ops import OPS
 
-            elementwise = all(OPS[t.op].elementwise for t in trace.nodes
-                              if t.op not in ("leaf", "const"))
-            if elementwise and trace.output.value.shape in ((chunk.n,), ()):
-                self.rowwise = True
+                self.rowwise = all(OPS[t.op].elementwise for t in trace.nodes
+                                   if t.op not in ("leaf", "const")) \
+                    and trace.output.value.shape in ((chunk.n,), ())
+            if self.rowwise and trace.value.shape in ((chunk.n,), ()):
                 self._note(trace.warnings)
                 return self._grads(trace, chunk)
             self.rowwise = False
         return self._per_row(chunk)
 
     def _grads(self, trace, chunk):
+        """Value and gradients of a chunk, using only what a replayed trace has too."""
         n = chunk.n
-        value = np.broadcast_to(trace.output.value, (n,))
+        value = np.broadcast_to(trace.value, (n,))
         grads = {}
-        if trace.output.requires_grad:
-            trace.backward(np.ones(trace.output.value.shape))
+        if trace.requires_grad:
+            trace.backward(np.ones(trace.value.shape))
             self._note(trace.warnings)
+        got = trace.grads if trace.requires_grad else {}
         for name in chunk.columns:
-            g = trace.leaves[name].grad if name in trace.leaves else None
+            g = got.get(name)
             grads[name] = np.zeros(n) if g is None else np.broadcast_to(g, (n,))
         return value, grads
 
