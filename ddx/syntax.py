@@ -280,7 +280,9 @@ def tables() -> Tables:
     if _TABLES is not None:
         return _TABLES
     grammar = grammar_text()
-    key = hashlib.sha256(grammar.encode()).hexdigest()[:16]
+    from . import __version__  # a new ddx may lay the tables out differently: its own cache
+
+    key = hashlib.sha256((grammar + "\0" + __version__).encode()).hexdigest()[:16]
     path = _cache_dir() / f"tables-{key}-v1.marshal"
     data = None
     try:
