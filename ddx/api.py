@@ -49,7 +49,7 @@ class Trace:
     def __init__(self, source: str, bindings: Mapping[str, Any] | None = None, *,
                  wrt: str | Iterable[str] | None = None,
                  no_grad: str | Iterable[str] | None = None,
-                 dtype: str = "float64", retain_grad: bool = False) -> None:
+                 dtype: str = "float64", retain_grad: bool = False, lean: bool = True) -> None:
         if dtype not in ("float64", "float32"):
             raise DdxUsageError(f"--dtype must be float64 or float32, not {dtype!r}")
         self.source = source
@@ -65,6 +65,16 @@ class Trace:
             self._key = (source, tuple(arrays), tuple(a.shape for a in arrays.values()),
                          self.dtype.str, _freeze(wrt), _freeze(no_grad))
             template = _TEMPLATES.get(self._key)
+            if template is None and lean and wrt is None and no_grad is None \
+                    and autograd.GRAD_MODE.enabled:
+                # a common program compiles straight to a template: no Tensor graph until asked
+                from .lean import compile_program
+
+                with paused():
+                    template = compile_program(parse(source, cache=False), list(arrays),
+                                               [a.shape for a in arrays.values()], self.dtype)
+                if template is not None:
+                    _remember(self._key, template)
             if template is not None:
                 values = template.forward(list(arrays.values()))
                 if values is not None:
@@ -188,17 +198,9 @@ class Trace:
         self.backward_done = True
         key = self._key
         if key is not None and key not in _TEMPLATES and not self.warnings and not self.extras:
-            # a template only once the same text and shapes come back: one-off traces pay nothing
-            if key in _SEEN:
-                from .template import Template
+            from .template import Template
 
-                if len(_TEMPLATES) >= MAX_TEMPLATES:
-                    _TEMPLATES.clear()
-                _TEMPLATES[key] = Template.from_trace(self, list(key[1]))
-            else:
-                if len(_SEEN) >= 4 * MAX_TEMPLATES:
-                    _SEEN.clear()
-                _SEEN.add(key)
+            _remember(key, Template.from_trace(self, list(key[1])) if key in _SEEN else None)
         return self
 
     # --- the other views of the same derivatives (issue: forward, check, explain) ----------
@@ -326,6 +328,20 @@ class Trace:
 _TEMPLATES: dict = {}  # replayable graphs of earlier traces, by text, names, shapes and options
 MAX_TEMPLATES = 512
 _SEEN: set = set()  # keys traced once: the second time makes a template
+
+
+def _remember(key: tuple, template) -> None:
+    """Keep a template once the same text and shapes come back (a one-off trace keeps nothing:
+    thousands of kept one-off graphs would only make the garbage collector's passes longer)."""
+    if key in _SEEN:
+        if template is not None:
+            if len(_TEMPLATES) >= MAX_TEMPLATES:
+                _TEMPLATES.clear()
+            _TEMPLATES[key] = template
+    else:
+        if len(_SEEN) >= 4 * MAX_TEMPLATES:
+            _SEEN.clear()
+        _SEEN.add(key)
 
 
 class _Replay:

@@ -149,7 +149,7 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
     from .api import Trace
 
     trace = Trace(expr, bindings, wrt=wrt, no_grad=no_grad, dtype=dtype,
-                  retain_grad=retain_grad)
+                  retain_grad=retain_grad, lean=False)  # the view shows the whole graph
     if hessian and trace.output.value.size != 1:
         raise DdxUsageError("--hessian needs a scalar output",
                             hint="reduce it first, e.g. sum(...), or use --jacobian")

@@ -72,6 +72,27 @@ def weak(value: float | int | bool) -> Tensor:
     return t
 
 
+def fold_numbers(sym: str, x, y) -> float | None:
+    """``x sym y`` for two plain numbers, as Python (and so PyTorch) computes it; None for '@'."""
+    x, y = float(x), float(y)
+    with np.errstate(all="ignore"):
+        if sym == "+":
+            return x + y
+        if sym == "-":
+            return x - y
+        if sym == "*":
+            return x * y
+        if sym == "/":
+            return float(np.float64(x) / np.float64(y))
+        if sym == "^":
+            try:
+                r = x ** y
+            except (OverflowError, ZeroDivisionError):
+                r = float(np.power(np.float64(x), np.float64(y)))
+            return math.nan if isinstance(r, complex) else r
+    return None
+
+
 def _operands(node: Ast) -> list[Ast]:
     """The sub-expressions a node evaluates first, in order."""
     kids = list(node.kids)
@@ -348,26 +369,10 @@ class Evaluator:
 
     def fold(self, node: Ast, sym: str, x, y) -> Tensor:
         """Both operands are plain numbers: Python arithmetic, as PyTorch would see it."""
-        x, y = float(x), float(y)
-        with np.errstate(all="ignore"):
-            if sym == "+":
-                r = x + y
-            elif sym == "-":
-                r = x - y
-            elif sym == "*":
-                r = x * y
-            elif sym == "/":
-                r = float(np.float64(x) / np.float64(y))
-            elif sym == "^":
-                try:
-                    r = x ** y
-                except (OverflowError, ZeroDivisionError):
-                    r = float(np.power(np.float64(x), np.float64(y)))
-                if isinstance(r, complex):
-                    r = math.nan
-            else:
-                raise DdxTypeError("'@' needs tensors, got two numbers",
-                                   start=node.pos, end=node.pos + 1)
+        r = fold_numbers(sym, x, y)
+        if r is None:
+            raise DdxTypeError("'@' needs tensors, got two numbers",
+                               start=node.pos, end=node.pos + 1)
         if not math.isfinite(r) and math.isfinite(x) and math.isfinite(y):
             self.warnings.append(f"{self.label(node)} gives {fmt_number(r)}")
         return weak(r)

@@ -1,0 +1,146 @@
+"""ddx/lean.py: programs compiled straight to a replay template must record exactly what the
+ordinary path records (ops, inputs, names, labels, backward order), so results are identical."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from exprgen import exprs, to_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddx
+from ddx import api
+from ddx.api import Trace
+from ddx.errors import DdxError
+from ddx.lean import compile_program
+from ddx.syntax import parse
+from ddx.template import Template
+
+
+def _ordinary_template(text: str, bindings: dict) -> Template | None:
+    trace = Trace(text, bindings, lean=False)
+    trace.backward(None if trace.output.value.size == 1 else "ones")
+    return Template.from_trace(trace, list(bindings))
+
+
+def _lean_template(text: str, bindings: dict) -> Template | None:
+    arrays = {k: np.asarray(v, dtype=np.float64) for k, v in bindings.items()}
+    return compile_program(parse(text), list(arrays), [a.shape for a in arrays.values()],
+                           np.dtype(np.float64))
+
+
+def _fields(t: Template) -> dict:
+    return {
+        "n": t.n, "slots": t.slots, "scalar": t.scalar, "output": t.output,
+        "fixed": [None if v is None else float(v) for v in t.fixed],
+        "ops": [(i, op.name, kw, spec) for i, op, kw, spec in t.ops],
+        "plan": [(i, op.name, kw, spec, [(s, j, shape, str(dt)) for s, j, shape, dt in tg])
+                 for i, op, kw, spec, tg in t.backward_plan],
+        "g0": t.g0.tolist(), "one": None if t.one is None else t.one.tolist(),
+        "grads_at": t.grads_at, "head": t.head, "statics": t.statics,
+        "json_parts": t.json_parts(),
+    }
+
+
+def assert_same_template(text: str, bindings: dict) -> None:
+    lean = _lean_template(text, bindings)
+    assert lean is not None, text
+    assert _fields(lean) == _fields(_ordinary_template(text, bindings)), text
+
+
+PROGRAMS = [
+    ("(w*x+b)^2", {"w": 3.0, "x": 2.0, "b": 1.0}),
+    ("2/x + x/2 - 3 - x + 2^x + x^2 + x^0.5 + x^y + (-x) * +y", {"x": 1.5, "y": 0.25}),
+    ("y = w*x; z = y + 2/b; sin(z)*y - 3^x", {"w": 3.0, "x": 2.0, "b": 1.0}),
+    ("w = w*2; w + x", {"w": 3.0, "x": 2.0, "b": 1.0}),          # a binding reassigned
+    ("y = x*x; z = y; q = z + y; unused = x + 1; q * 2*3", {"x": 0.5}),  # aliases, dead code
+    ("-(-x)^2 + pi*e - (2 + 3) * x / (4 - 1)", {"x": 0.7, "e": 2.0}),  # e bound: not Euler's
+    ("sum(x) + mean(x*y) + max(x) + min(y) + norm(x) + logsumexp(y)",
+     {"x": [1.0, -2.0, 3.0], "y": [[0.5], [0.25]]}),             # broadcasting and reductions
+    ("sigmoid(a) + relu(a) + softplus(a) + abs(a) + sqrt(a) + log(a) + log2(a) + log10(a) + "
+     "tan(a) + asin(a/2) + acos(a/2) + atan(a) + sinh(a) + cosh(a) + reciprocal(a)",
+     {"a": 0.5}),
+    ("x + x + x * x", {"x": [1.0, 2.0]}),
+    ("c = a * b\nd = c + a\nd * c  # comments and lines", {"a": 2.0, "b": 3.0}),
+    ("(" * 60 + "x" + " * 1.5 + 1)" * 60, {"x": 0.5}),
+    ("this_is_a_rather_long_variable_name * another_long_variable_name_here + 1",
+     {"this_is_a_rather_long_variable_name": 1.0, "another_long_variable_name_here": 2.0}),
+]
+
+
+@pytest.mark.parametrize("text, bindings", PROGRAMS)
+def test_lean_template_equals_the_recorded_one(text, bindings):
+    assert_same_template(text, bindings)
+
+
+@settings(max_examples=150, deadline=None)
+@given(exprs, st.booleans(), st.sampled_from([(), (3,), (2, 1)]))
+def test_lean_template_equals_the_recorded_one_for_random_programs(tree, parens, shape):
+    text = f"({to_text(tree, parens)}) * c"
+    bindings = {"a": np.full(shape, 0.3), "b": np.full((3,) if shape == (2, 1) else (), 0.7),
+                "c": -0.2}
+    assert_same_template(text, bindings)
+
+
+@settings(max_examples=100, deadline=None)
+@given(exprs, st.floats(-2, 2), st.floats(-2, 2), st.floats(-2, 2))
+def test_lean_results_are_bit_identical_to_the_ordinary_path(tree, a, b, c):
+    text = to_text(tree, False) + " + a*b*c"
+    api._TEMPLATES.clear()
+    lean = ddx.trace(text, a=a, b=b, c=c)  # replays a compiled template unless a
+    ordinary = Trace(text, {"a": a, "b": b, "c": c}, lean=False)  # floating-point event
+    lean.backward()
+    ordinary.backward()
+    assert lean.value.tobytes() == ordinary.value.tobytes()
+    for name, g in ordinary.grads.items():
+        assert np.asarray(lean.grads[name]).tobytes() == np.asarray(g).tobytes()
+    assert lean.to_json() == ordinary.to_json()  # materialises the same graph
+
+
+DECLINED = [
+    ("x = 2; x * y", "a constant assignment makes a leaf"),
+    ("x", "a leaf output"),
+    ("2 + 3", "a number output"),
+    ("sum(x, dim=0)", "keyword arguments"),
+    ("maximum(x, y)", "two-argument functions"),
+    ("[x, y]", "vectors"),
+    ("x @ y", "matmul"),
+    ("1/0 + x", "a folded inf"),
+    ("with no_grad: x * 2", "blocks"),
+    ("foo(x)", "an unknown function"),
+    ("x * q", "an unknown name"),
+]
+
+
+@pytest.mark.parametrize("text, why", DECLINED)
+def test_lean_declines_what_it_does_not_model(text, why):
+    assert _lean_template(text, {"x": 2.0, "y": 3.0}) is None, why
+
+
+@pytest.mark.parametrize("text, bindings", [
+    ("foo(x)", {"x": 1.0}),
+    ("x * q", {"x": 1.0}),
+    ("x + y", {"x": [1.0, 2.0], "y": [1.0, 2.0, 3.0]}),
+    ("(x +", {"x": 1.0}),
+    ("max(x)", {"x": np.zeros(0)}),
+])
+def test_errors_are_the_ordinary_paths_errors(text, bindings):
+    api._TEMPLATES.clear()
+    with pytest.raises(DdxError) as lean:
+        ddx.trace(text, bindings).backward()
+    with pytest.raises(DdxError) as ordinary:
+        Trace(text, bindings, lean=False).backward()
+    assert lean.value.message == ordinary.value.message
+    assert type(lean.value) is type(ordinary.value)
+
+
+def test_a_lean_trace_builds_the_graph_only_when_asked():
+    api._TEMPLATES.clear()
+    g = ddx.trace("(w*x+b)^2", w=3, x=2, b=1)
+    assert g._fast is not None  # compiled from the AST, no Tensor made yet
+    g.backward()
+    assert (g.value, g.grads["w"], g.grads["x"], g.grads["b"]) == (49, 28, 42, 14)
+    assert g._fast is not None
+    assert g.output.grad_fn.name == "PowBackward0"  # asking for the graph builds it
+    assert g._fast is None and g.grads["x"] == 42
