@@ -63,27 +63,38 @@ class Program:
         return self.source[node.start:node.end]
 
 
-class Tok:
-    """A token: its terminal name, text and span (what the Builder's methods receive)."""
+# A token is a plain tuple (terminal name, text, start, end): tuples are the cheapest objects
+# Python makes, and a 120-character expression has about 80 tokens.
+KIND, TEXT, START, END = range(4)
 
-    __slots__ = ("type", "value", "start_pos", "end_pos")
 
-    def __init__(self, type_: str, value: str, start: int, end: int) -> None:
-        self.type = type_
-        self.value = value
-        self.start_pos = start
-        self.end_pos = end
+class KwArg:
+    """``name=value`` in a call's argument list."""
+
+    __slots__ = ("name", "value", "pos")
+
+    def __init__(self, name: str, value, pos: int) -> None:
+        self.name, self.value, self.pos = name, value, pos
+
+
+class SliceParts:
+    """``a:b:c`` in a subscript, before ``index`` turns it into ``("slice", a, b, c)``."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list) -> None:
+        self.parts = parts
 
 
 def _tokens(children) -> list:
-    return [c for c in children if not isinstance(c, Tok)]
+    return [c for c in children if type(c) is not tuple]
 
 
 def _slice_parts(children) -> list:
     """Split ``a:b:c`` children (Asts and COLON tokens) into [start, stop, step], None for gaps."""
     parts: list = [None]
     for c in children:
-        if isinstance(c, Tok):
+        if type(c) is tuple:
             parts.append(None)
         else:
             parts[-1] = c
@@ -94,24 +105,24 @@ class Builder:
     """Maps each grammar alias to an AST node; runs inside the LALR parser, so nothing recurses."""
 
     def number(self, tok):
-        text = tok.value
+        text = tok[1]
         is_int = text.isdigit()
         value = int(text) if is_int else float(text)
-        return Ast("num", (value, is_int), start=tok.start_pos, end=tok.end_pos)
+        return Ast("num", (value, is_int), start=tok[2], end=tok[3])
 
     def name(self, tok):
-        return Ast("name", tok.value, start=tok.start_pos, end=tok.end_pos)
+        return Ast("name", tok[1], start=tok[2], end=tok[3])
 
     def paren(self, lpar, inner, rpar):
-        inner.ostart, inner.oend = lpar.start_pos, rpar.end_pos
+        inner.ostart, inner.oend = lpar[2], rpar[3]
         return inner
 
     def binop(self, a, op, b):
-        sym = "^" if op.value == "**" else op.value
-        return Ast("bin", sym, (a, b), start=a.ostart, end=b.oend, pos=op.start_pos)
+        sym = "^" if op[1] == "**" else op[1]
+        return Ast("bin", sym, (a, b), start=a.ostart, end=b.oend, pos=op[2])
 
     def unop(self, op, a):
-        return Ast("unop", op.value, (a,), start=op.start_pos, end=a.oend, pos=op.start_pos)
+        return Ast("unop", op[1], (a,), start=op[2], end=a.oend, pos=op[2])
 
     def items(self, *children):
         return _tokens(children)
@@ -123,34 +134,34 @@ class Builder:
         return _tokens(children)
 
     def vector(self, lsqb, items, rsqb):
-        return Ast("vec", None, tuple(items), start=lsqb.start_pos, end=rsqb.end_pos)
+        return Ast("vec", None, tuple(items), start=lsqb[2], end=rsqb[3])
 
     def kwarg(self, name, eq, value):
-        return ("kw", name.value, value, name.start_pos)
+        return KwArg(name[1], value, name[2])
 
     def _call(self, kind, fname, base, args, end):
         pos = [a for a in args if isinstance(a, Ast)]
-        kw = tuple((a[1], a[2], a[3]) for a in args if isinstance(a, tuple))
+        kw = tuple((a.name, a.value, a.pos) for a in args if isinstance(a, KwArg))
         kids = tuple(([base] if base is not None else []) + pos)
-        start = base.ostart if base is not None else fname.start_pos
-        return Ast(kind, fname.value, kids, kw, start=start, end=end, pos=fname.start_pos)
+        start = base.ostart if base is not None else fname[2]
+        return Ast(kind, fname[1], kids, kw, start=start, end=end, pos=fname[2])
 
     def call(self, fname, lpar, args, rpar):
-        return self._call("call", fname, None, args, rpar.end_pos)
+        return self._call("call", fname, None, args, rpar[3])
 
     def method(self, base, dot, fname, lpar, args, rpar):
-        return self._call("method", fname, base, args, rpar.end_pos)
+        return self._call("method", fname, base, args, rpar[3])
 
     def attr(self, base, dot, name):
-        return Ast("attr", name.value, (base,), start=base.ostart, end=name.end_pos,
-                   pos=name.start_pos)
+        return Ast("attr", name[1], (base,), start=base.ostart, end=name[3], pos=name[2])
 
     def slice(self, *children):
-        return ("slice", *_slice_parts(children))
+        return SliceParts(_slice_parts(children))
 
     def index(self, base, lsqb, subs, rsqb):
-        return Ast("index", tuple(subs), (base,), start=base.ostart, end=rsqb.end_pos,
-                   pos=lsqb.start_pos)
+        subs = tuple(("slice", *sub.parts) if isinstance(sub, SliceParts) else sub
+                     for sub in subs)
+        return Ast("index", subs, (base,), start=base.ostart, end=rsqb[3], pos=lsqb[2])
 
     def assign(self, target, eq, value):
         return Stmt("assign", target, value, start=target.ostart, end=value.oend)
@@ -163,7 +174,7 @@ class Builder:
 
     def with_stmt(self, kw, ctx, colon, *body):
         stmts = [s for group in body for s in group] if body else []
-        return [Stmt("with", None, ctx, stmts, start=kw.start_pos, end=ctx.oend)]
+        return [Stmt("with", None, ctx, stmts, start=kw[2], end=ctx.oend)]
 
     def start(self, *groups):
         return [s for group in groups for s in group]
@@ -190,10 +201,29 @@ class Tables:
     def __init__(self, data: dict) -> None:
         self.start = data["start"]
         self.end = data["end"]
-        self.states = data["states"]  # state -> {terminal: (shift?, next state or rule index)}
-        self.lexer = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in data["terminals"]))
+        states = data["states"]  # state -> {terminal or rule name: (shift?, state or rule)}
+        size = max(states) + 1
+        # per state, terminal -> action as one int: >= 0 shift to that state, < 0 reduce by
+        # rule ~action; and rule name -> the state after reducing to it (the goto table)
+        self.action: list[dict] = [{} for _ in range(size)]
+        self.goto: list[dict] = [{} for _ in range(size)]
+        for state, row in states.items():
+            for sym, (shift, arg) in row.items():
+                if sym.isupper() or sym.startswith(("$", "_")) and sym[1:2].isupper():
+                    self.action[state][sym] = arg if shift else ~arg
+                else:
+                    self.goto[state][sym] = arg
         self.keywords = data["keywords"]  # terminal -> {text: keyword terminal}
-        self.ignore = frozenset(data["ignore"])
+        ignore = set(data["ignore"])
+        # blanks and line continuations are skipped in front of each token, inside the same
+        # match; comments stay tokens of their own (a comment ends a line: it is part of _NL)
+        blanks = [rx for name, rx in data["terminals"] if name in ignore and name != "COMMENT"]
+        terms = [(name, rx) for name, rx in data["terminals"] if name not in blanks]
+        self.blanks = re.compile(f"(?:{'|'.join(blanks)})*")
+        self.lexer = re.compile(f"(?:{'|'.join(blanks)})*(?:" + "|".join(
+            f"(?P<{name}>{rx})" for name, rx in terms if name not in ignore or name == "COMMENT")
+            + ")")
+        self.ignore = frozenset(ignore)
         builder = Builder()
         self.units: dict = {}  # (state below, top state, lookahead) -> state after unit rules
         self.rules = [self._callback(builder, *rule) for rule in data["rules"]]
@@ -206,8 +236,11 @@ class Tables:
         internal = origin.startswith("_")
         simple = all(not expand for _, expand in keep)
         picks = [i for i, _ in keep]
+        if simple and not internal and picks == list(range(size)) and method is not None \
+                and not (expand1 and alias is None and size == 1):
+            return size, method, origin  # every child goes to the builder as it is
 
-        def build(children):
+        def build(*children):
             if simple:
                 kids = [children[i] for i in picks]
             else:
@@ -302,57 +335,59 @@ def tables() -> Tables:
     return _TABLES
 
 
-def _lex(text: str, tab: Tables):
+def _lex(text: str, tab: Tables) -> list[tuple]:
     """Tokens, with newlines inside brackets dropped and indentation made into _INDENT/_DEDENT."""
-    match = tab.lexer.match
+    match = tab.lexer.scanner(text).match  # each call matches where the previous one ended
     keywords = tab.keywords
-    ignore = tab.ignore
     pos, n = 0, len(text)
     depth = 0
     levels = [0]
-    out: list[Tok] = []
+    out: list[tuple] = []
     append = out.append
-    while pos < n:
-        m = match(text, pos)
+    while True:
+        m = match()
         if m is None:
-            raise _Unexpected("char", text[pos], pos, pos + 1, ())
+            pos = tab.blanks.match(text, pos).end()
+            if pos < n:
+                raise _Unexpected("char", text[pos], pos, pos + 1, ())
+            break
         kind = m.lastgroup
         end = m.end()
-        if kind in ignore:
-            pos = end
-            continue
-        value = m.group()
-        if kind == "_NL":
+        value = m.group(kind)
+        start = end - len(value)
+        pos = end
+        if kind == "NAME":
+            if value in keywords["NAME"]:
+                kind = keywords["NAME"][value]
+        elif kind == "_NL":
             if depth == 0:
-                append(Tok("_NL", value, pos, end))
+                append(("_NL", value, start, end))
                 if "\n" in value:
                     indent_str = value.rsplit("\n", 1)[1]
                     indent = len(indent_str.expandtabs(8))
                     if indent > levels[-1]:
                         levels.append(indent)
-                        append(Tok("_INDENT", indent_str, end, end))
+                        append(("_INDENT", indent_str, end, end))
                     else:
                         while indent < levels[-1]:
                             levels.pop()
-                            append(Tok("_DEDENT", indent_str, end, end))
+                            append(("_DEDENT", indent_str, end, end))
                         if indent != levels[-1]:
                             raise DdxSyntaxError(
                                 "inconsistent indentation: this line's indent matches no open "
                                 "block", start=end - len(indent_str))
-            pos = end
             continue
-        if kind in keywords:
-            kind = keywords[kind].get(value, kind)
-        elif kind in ("LPAR", "LSQB"):
+        elif kind == "COMMENT":
+            continue
+        elif kind == "LPAR" or kind == "LSQB":
             depth += 1
-        elif kind in ("RPAR", "RSQB") and depth > 0:
+        elif (kind == "RPAR" or kind == "RSQB") and depth > 0:
             depth -= 1
-        append(Tok(kind, value, pos, end))
-        pos = end
+        append((kind, value, start, end))
     while len(levels) > 1:
         levels.pop()
-        append(Tok("_DEDENT", "", n, n))
-    append(Tok("$END", "", n, n))
+        append(("_DEDENT", "", n, n))
+    append(("$END", "", n, n))
     return out
 
 
@@ -363,52 +398,53 @@ class _Unexpected(Exception):
         self.expected = set(expected)
 
 
-def _parse_tokens(tokens: list[Tok], tab: Tables):
+def _parse_tokens(tokens: list[tuple], tab: Tables):
     """The LALR(1) loop: shift, or reduce with the rule's builder; explicit stacks only."""
-    states = tab.states
+    action = tab.action
+    goto = tab.goto
     rules = tab.rules
     units = tab.units
     end_state = tab.end
     state_stack = [tab.start]
     value_stack: list = []
+    push_state = state_stack.append
+    push_value = value_stack.append
     for tok in tokens:
-        kind = tok.type
+        kind = tok[0]
         while True:
-            actions = states[state_stack[-1]]
-            action = actions.get(kind)
-            if action is None:
-                raise _Unexpected(kind, tok.value, tok.start_pos, tok.end_pos, actions)
-            shift, arg = action
-            if shift:
-                state_stack.append(arg)
-                value_stack.append(tok)
+            act = action[state_stack[-1]].get(kind)
+            if act is None:
+                raise _Unexpected(kind, tok[1], tok[2], tok[3], action[state_stack[-1]])
+            if act >= 0:
+                push_state(act)
+                push_value(tok)
                 break
-            size, build, origin = rules[arg]
+            size, build, origin = rules[~act]
             if build is None:  # unit rules (expr: sum, sum: product, ...): one memoised jump
                 below = state_stack[-2]
                 key = (below, state_stack[-1], kind)
                 top = units.get(key)
                 if top is None:
-                    top = states[below][origin][1]
+                    top = goto[below][origin]
                     while True:
-                        step = states[top].get(kind)
-                        if step is None or step[0] or rules[step[1]][1] is not None:
+                        step = action[top].get(kind)
+                        if step is None or step >= 0 or rules[~step][1] is not None:
                             break
-                        top = states[below][rules[step[1]][2]][1]
+                        top = goto[below][rules[~step][2]]
                     units[key] = top
                 state_stack[-1] = top
                 continue
             if size:
-                children = value_stack[-size:]
+                value = build(*value_stack[-size:])
                 del state_stack[-size:]
                 del value_stack[-size:]
             else:
-                children = []
-            value_stack.append(build(children))
-            state_stack.append(states[state_stack[-1]][origin][1])
+                value = build()
+            push_value(value)
+            push_state(goto[state_stack[-1]][origin])
             if kind == "$END" and state_stack[-1] == end_state:
-                return value_stack[-1]
-    raise _Unexpected("$END", "", tokens[-1].start_pos, tokens[-1].end_pos, ())
+                return value
+    raise _Unexpected("$END", "", tokens[-1][2], tokens[-1][3], ())
 
 
 _CACHE: dict[str, Program] = {}
@@ -473,17 +509,16 @@ def _explain(exc: _Unexpected, source: str) -> DdxSyntaxError:
         hint = "strings are not part of the language" if ch in "\"'" else None
         return DdxSyntaxError(f"unexpected character {ch!r}", start=exc.start,
                               end=exc.start + 1, source=source, hint=hint)
-    tok = Tok(exc.kind, exc.value, exc.start, exc.end)
     expected = exc.expected
-    kind = tok.type
-    pos = tok.start_pos if tok.start_pos is not None else len(source)
+    kind = exc.kind
+    pos = exc.start if exc.start is not None else len(source)
     at_end = kind in ("_NL", "$END", "_DEDENT") and (pos >= len(source) or kind != "_NL"
                                                        or source[pos:pos + 1] in "\n#")
     where = "end of input" if pos >= len(source) else "end of line"
     if kind in ("$END", "_DEDENT"):
         pos = len(source)
     if kind == "_INDENT":
-        return DdxSyntaxError("unexpected indentation", start=tok.end_pos, source=source,
+        return DdxSyntaxError("unexpected indentation", start=exc.end, source=source,
                               hint="only the body of a 'with' block is indented")
     prev, prev_pos = _prev_char(source, pos)
     if kind in ("_NL", "$END", "_DEDENT") or at_end:
@@ -496,16 +531,16 @@ def _explain(exc: _Unexpected, source: str) -> DdxSyntaxError:
             return DdxSyntaxError(f"missing {closer!r}", start=pos, source=source,
                                   hint=f"every {_OPENER[closer]!r} needs a matching {closer!r}")
         return DdxSyntaxError(f"unexpected {where}", start=pos, source=source)
-    shown = NAMES.get(kind, tok.value)
+    shown = NAMES.get(kind, exc.value)
     if kind in ("RPAR", "RSQB") and kind not in expected:
         if prev and prev in "+-*/@^=,":
             return DdxSyntaxError(f"missing operand after {prev!r}", start=pos, source=source)
         return DdxSyntaxError(f"unmatched {shown!r}", start=pos, end=pos + 1, source=source)
     if kind in OPERATORS and (not prev or prev in "+-*/@^=,(;\n"):
-        return DdxSyntaxError(f"missing operand before {tok.value!r}", start=pos,
-                              end=tok.end_pos, source=source)
+        return DdxSyntaxError(f"missing operand before {exc.value!r}", start=pos,
+                              end=exc.end, source=source)
     if kind in ("NAME", "NUMBER", "LPAR", "LSQB") and ("ADDOP" in expected or "MULOP" in expected):
-        return DdxSyntaxError(f"unexpected {tok.value!r}: missing an operator before it?",
-                              start=pos, end=tok.end_pos, source=source,
+        return DdxSyntaxError(f"unexpected {exc.value!r}: missing an operator before it?",
+                              start=pos, end=exc.end, source=source,
                               hint="write multiplication explicitly, e.g. 2*x")
-    return DdxSyntaxError(f"unexpected {tok.value!r}", start=pos, end=tok.end_pos, source=source)
+    return DdxSyntaxError(f"unexpected {exc.value!r}", start=pos, end=exc.end, source=source)
