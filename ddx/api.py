@@ -71,7 +71,7 @@ class Trace:
                 from .lean import compile_program
 
                 with paused():
-                    template = compile_program(parse(source, cache=False), list(arrays),
+                    template = compile_program(parse(source, keep=False), list(arrays),
                                                [a.shape for a in arrays.values()], self.dtype)
                 if template is not None:
                     _remember(self._key, template)

@@ -43,27 +43,34 @@ def compile_program(program: Program, names: list[str], shapes: list[tuple],
         return None
     source = program.source
     k = len(names)
-    # per node: op name (or "leaf"), kw, spec [(input index or -1, weak value)], shape, label
-    ops: list[tuple] = []
+    # per recorded op: (op name, kw or None, input, second input or None, Ast or label);
+    # inputs are node indexes, or negative indexes of plain numbers (Template's layout)
+    op_col: list[str] = []
+    kw_col: list = []
+    a_col: list[int] = []
+    b_col: list = []
+    label_col: list = []  # the Ast whose span is the label, or the label itself
     shape_of: list[tuple] = list(shapes)
-    node_name: list[str | None] = list(names)
-    labels: list[str | None] = [None] * k
+    named: dict[int, str] = {}  # op nodes given a name by an assignment
     env: dict[str, object] = {name: i for i, name in enumerate(names)}
     cache = program._compiled
     if cache is None:
         cache = program._compiled = {}
     broadcast = np.broadcast_shapes
+    numbers: list = []  # the plain numbers ops take, referred to by negative indexes
 
-    def record(name: str, node, spec: list, kw: dict, shape: tuple, label=None) -> int:
-        i = len(shape_of)
-        ops.append((i, name, kw, spec))
+    def number(v) -> int:
+        numbers.append(v)
+        return -len(numbers)
+
+    def emit(name: str, kw, a: int, b, label, shape: tuple) -> int:
+        op_col.append(name)
+        kw_col.append(kw)
+        a_col.append(a)
+        b_col.append(b)
+        label_col.append(label)
         shape_of.append(shape)
-        node_name.append(None)
-        if label is None:
-            start, end = node.start, node.end
-            label = source[start:end] if end - start <= 48 else source[start:start + 45] + "..."
-        labels.append(label)
-        return i
+        return len(shape_of) - 1
 
     result = None
     for stmt in program.stmts:
@@ -75,82 +82,82 @@ def compile_program(program: Program, names: list[str], shapes: list[tuple],
             code = cache[id(root)] = compile_expr(root)
         stack: list = []
         push = stack.append
+        pop = stack.pop
         for node in code:
             kind = node.kind
-            if kind == "num":
-                push(_Weak(node.value[0]))
-            elif kind == "name":
-                name = node.value
-                got = env.get(name)
-                if got is None:
-                    if name not in CONSTANTS:
-                        return None
-                    got = _Weak(CONSTANTS[name])
-                push(got)
-            elif kind == "bin":
-                b = stack.pop()
-                a = stack.pop()
+            if kind == "bin":
+                b = pop()
+                a = pop()
                 sym = node.value
                 wa, wb = type(a) is _Weak, type(b) is _Weak
-                if wa and wb:
-                    r = fold_numbers(sym, a.v, b.v)
-                    if r is None or not math.isfinite(r):
-                        return None  # '@' of numbers, or a folded inf/nan: its own messages
-                    push(_Weak(r))
-                    continue
-                if sym == "@":
-                    return None
                 if wa or wb:
-                    shape = shape_of[b if wa else a]
+                    if wa and wb:
+                        r = fold_numbers(sym, a.v, b.v)
+                        if r is None or not math.isfinite(r):
+                            return None  # '@' of numbers, or a folded inf/nan: own messages
+                        push(_Weak(r))
+                        continue
+                    shape = shape_of[b] if wa else shape_of[a]
                 else:
-                    try:
-                        shape = broadcast(shape_of[a], shape_of[b])
-                    except ValueError:
-                        return None
+                    sa, sb = shape_of[a], shape_of[b]
+                    if sa == sb or not sb:
+                        shape = sa
+                    elif not sa:
+                        shape = sb
+                    else:
+                        try:
+                            shape = broadcast(sa, sb)
+                        except ValueError:
+                            return None
                 if sym == "+" or sym == "*":
                     name = "add" if sym == "+" else "mul"
-                    spec = [(b, None), (-1, a.v)] if wa else \
-                        [(a, None), (-1, b.v) if wb else (b, None)]
-                    push(record(name, node, spec, {}, shape))
+                    spec = (b, number(a.v)) if wa else (a, number(b.v) if wb else b)
+                    kw = None
                 elif sym == "-":
                     if wa:
-                        push(record("rsub", node, [(b, None)], {"other": a.v}, shape))
+                        name, spec, kw = "rsub", (b, None), {"other": a.v}
                     else:
-                        push(record("sub", node, [(a, None), (-1, b.v) if wb else (b, None)],
-                                    {}, shape))
+                        name, spec, kw = "sub", (a, number(b.v) if wb else b), None
                 elif sym == "/":
                     if wa:
                         kid = node.kids[1]
-                        start, end = kid.start, kid.end
-                        text = source[start:end] if end - start <= 48 else \
-                            source[start:start + 45] + "..."
-                        recip = record("reciprocal", node, [(b, None)], {}, shape, "1/" + text)
-                        push(record("mul", node, [(recip, None), (-1, a.v)], {}, shape))
+                        recip = emit("reciprocal", None, b, None,
+                                     "1/" + _label(source, kid.start, kid.end), shape)
+                        name, spec, kw = "mul", (recip, number(a.v)), None
                     else:
-                        push(record("div", node, [(a, None), (-1, b.v) if wb else (b, None)],
-                                    {}, shape))
+                        name, spec, kw = "div", (a, number(b.v) if wb else b), None
                 elif sym == "^":
                     if wb:
-                        push(record("pow_scalar", node, [(a, None)], {"exponent": b.v}, shape))
+                        name, spec, kw = "pow_scalar", (a, None), {"exponent": b.v}
                     elif wa:
-                        push(record("rpow_scalar", node, [(b, None)], {"base": a.v}, shape))
+                        name, spec, kw = "rpow_scalar", (b, None), {"base": a.v}
                     else:
-                        push(record("pow", node, [(a, None), (b, None)], {}, shape))
+                        name, spec, kw = "pow", (a, b), None
                 else:
-                    return None
+                    return None  # '@'
+                push(emit(name, kw, spec[0], spec[1], node, shape))
+            elif kind == "name":
+                got = env.get(node.value)
+                if got is None:
+                    if node.value not in CONSTANTS:
+                        return None
+                    got = _Weak(CONSTANTS[node.value])
+                push(got)
+            elif kind == "num":
+                push(_Weak(node.value[0]))
             elif kind == "unop":
-                a = stack.pop()
+                a = pop()
                 if node.value == "+":
                     push(a)
                 elif type(a) is _Weak:
                     push(_Weak(-a.v))
                 else:
-                    push(record("neg", node, [(a, None)], {}, shape_of[a]))
+                    push(emit("neg", None, a, None, node, shape_of[a]))
             elif kind == "call":
                 fname = node.value
                 if node.kw or len(node.kids) != 1:
                     return None
-                a = stack.pop()
+                a = pop()
                 if type(a) is _Weak:
                     if fname not in _UNARY:
                         return None  # sum(2): a tensor that does not require grad
@@ -162,14 +169,16 @@ def compile_program(program: Program, names: list[str], shapes: list[tuple],
                     if not math.isfinite(r):
                         return None
                     push(_Weak(r))
-                elif fname in _UNARY:
-                    push(record(fname, node, [(a, None)], {}, shape_of[a]))
+                    continue
+                if fname in _UNARY:
+                    shape = shape_of[a]
                 elif fname in _REDUCTIONS:
                     if fname in ("max", "min") and 0 in shape_of[a]:
                         return None
-                    push(record(fname, node, [(a, None)], {}, ()))
+                    shape = ()
                 else:
                     return None
+                push(emit(fname, None, a, None, node, shape))
             else:
                 return None
         value = stack[-1]
@@ -177,56 +186,85 @@ def compile_program(program: Program, names: list[str], shapes: list[tuple],
             target = stmt.target
             if target.kind != "name" or type(value) is _Weak:
                 return None  # x = 2 makes a leaf; attributes belong to the REPL
-            if node_name[value] is None:
-                node_name[value] = target.value
+            if value >= k and value not in named:
+                named[value] = target.value
             env[target.value] = value
         result = value
     if type(result) is _Weak or result < k:
         return None  # the output must be a recorded op (a leaf output has nothing to replay)
-    return _template(program, names, ops, shape_of, node_name, labels, env, result, dtype)
+    return _template(program, names, (op_col, kw_col, a_col, b_col, label_col), numbers,
+                     shape_of, named, env, result, dtype)
 
 
-def _template(program: Program, names, ops, shape_of, node_name, labels, env, out: int,
+def _label(source: str, start: int, end: int) -> str:
+    """What Tensor.label shows for a span of the source."""
+    return source[start:end] if end - start <= 48 else source[start:start + 45] + "..."
+
+
+def _template(program: Program, names, columns, numbers, shape_of, named, env, out: int,
               dtype) -> Template:
     k = len(names)
     n = len(shape_of)
     self = Template()
     self.n = n
     self.slots = list(range(k))
-    scalar = self.scalar = all(s == () for s in shape_of)
-    self.fixed = [None] * n
-    inputs: list[list[int]] = [[] for _ in range(n)]  # recorded (non-weak) inputs, in order
-    table = []
-    for i, name, kw, spec in ops:
-        table.append((i, OPS[name], kw, spec))
-        inputs[i] = [j for j, _ in spec if j >= 0]
-    self.ops = table
-    by_node = {i: row for row in table for i in (row[0],)}
+    self.scalar = all(s == () for s in shape_of)
+    self.values0 = [None] * n + numbers[::-1]
+    op_col, kw_col, a_col, b_col, label_col = columns
+    table = [OPS[name] for name in op_col]
+    lead = [None] * k
+    self.fn = lead + [op.fn for op in table]
+    self.vjp = lead + [op.vjp for op in table]
+    self.kw = lead + kw_col
+    a_of = self.a = lead + a_col
+    b_of = self.b = lead + b_col
+    self.many = {}
+    both, first = (0, 1), (0,)  # numbers come second: only node inputs get gradients
+    self.grad_slots = [()] * k + [both if b is not None and b >= 0 else first for b in b_col]
+    self.forward_order = range(k, n)
     # backward: autograd.propagate's order (graph_order's dependency counts, a LIFO ready list)
-    deps: dict[int, int] = {}
+    # (every op here has a node as its first input; the second is None, a number (< 0) or
+    # a node; leaves (< k) are not visited)
+    deps = [0] * n
+    seen = bytearray(n)
+    seen[out] = 1
     stack = [out]
-    seen = {out}
+    pop, push = stack.pop, stack.append
     while stack:
-        i = stack.pop()
-        for j in inputs[i]:
-            if j >= k:
-                deps[j] = deps.get(j, 0) + 1
-                if j not in seen:
-                    seen.add(j)
-                    stack.append(j)
-    plan = []
+        i = pop()
+        j = a_of[i]
+        if j >= k:
+            deps[j] += 1
+            if not seen[j]:
+                seen[j] = 1
+                push(j)
+        j = b_of[i]
+        if j is not None and j >= k:
+            deps[j] += 1
+            if not seen[j]:
+                seen[j] = 1
+                push(j)
+    order = []
     ready = [out]
+    pop, push, visit = ready.pop, ready.append, order.append
     while ready:
-        i = ready.pop()
-        _, op, kw, spec = by_node[i]
-        targets = [(slot, j, shape_of[j], dtype) for slot, (j, _) in enumerate(spec) if j >= 0]
-        plan.append((i, op, kw, spec, targets))
-        for j in inputs[i]:
-            if j >= k:
-                deps[j] -= 1
-                if deps[j] == 0:
-                    ready.append(j)
-    self.backward_plan = plan
+        i = pop()
+        visit(i)
+        j = a_of[i]
+        if j >= k:
+            deps[j] -= 1
+            if not deps[j]:
+                push(j)
+        j = b_of[i]
+        if j is not None and j >= k:
+            deps[j] -= 1
+            if not deps[j]:
+                push(j)
+    self.backward_order = order
+    f64 = np.dtype(dtype)
+    pairs: dict[tuple, tuple] = {}  # one (shape, dtype) object per distinct shape
+    self.shapes = [pairs.get(shape) or pairs.setdefault(shape, (shape, f64))
+                   for shape in shape_of]
     self.output = out
     self.g0 = np.ones(shape_of[out], dtype)  # what backward() (or "ones") seeds the output with
     self.one = self.g0 if shape_of[out] == () else None
@@ -235,19 +273,20 @@ def _template(program: Program, names, ops, shape_of, node_name, labels, env, ou
     last = program.stmts[-1]
     if last.kind == "assign" and last.target.kind == "name":
         out_name = last.target.value
-    op_of = ["leaf"] * k + [row[1].name for row in table]
-    self.head = {"output": out_name, "shape": list(shape_of[out]), "dtype": str(np.dtype(dtype)),
-                 "grad_fn": table[out - k][1].grad_fn}
-    statics = []
-    for i in range(n):
-        if i < k:
-            statics.append((i, node_name[i] or "?", "leaf", None, [], list(shape_of[i]), True,
-                            True))
-        else:
-            op = table[i - k][1]
-            statics.append((i, node_name[i] or labels[i] or "?", _DISPLAY.get(op_of[i], op_of[i]),
-                            op.grad_fn, inputs[i], list(shape_of[i]), True, False))
+    self.head = {"output": out_name, "shape": list(shape_of[out]), "dtype": str(f64),
+                 "grad_fn": table[out - k].grad_fn}
+    source = program.source
+
+    def statics() -> list[tuple]:  # the JSON's fixed fields, only when JSON is written
+        found = [(i, name, "leaf", None, [], list(shape_of[i]), True, True)
+                 for i, name in enumerate(names)]
+        for i, (name, a, b, label) in enumerate(zip(op_col, a_col, b_col, label_col), k):
+            if type(label) is not str:
+                label = _label(source, label.start, label.end)
+            found.append((i, named.get(i) or label or "?", _DISPLAY.get(name, name),
+                          table[i - k].grad_fn, [j for j in (a, b) if j is not None and j >= 0],
+                          list(shape_of[i]), True, False))
+        return found
     self.statics = statics
     self.parts = None
-    del scalar
     return self

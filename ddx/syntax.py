@@ -454,8 +454,11 @@ NAMES = {"ADDOP": "+", "MULOP": "*", "POWOP": "^", "EQUAL": "=", "COMMA": ",", "
          "SEMI": ";", "DOT": ".", "LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]"}
 
 
-def parse(source: str, *, cache: bool = True) -> Program:
-    """Parse a program; the same text again returns the cached Program (and its compiled code)."""
+def parse(source: str, *, cache: bool = True, keep: bool = True) -> Program:
+    """Parse a program; the same text again returns the cached Program (and its compiled code).
+
+    ``keep=False`` uses the cache but does not add to it: for callers that keep what they
+    need themselves (thousands of cached one-off ASTs only lengthen the GC's passes)."""
     if cache:
         hit = _CACHE.get(source)
         if hit is not None:
@@ -472,7 +475,7 @@ def parse(source: str, *, cache: bool = True) -> Program:
     except RecursionError:  # defensive: the LALR loop and Builder never recurse
         raise DdxSyntaxError("input nested too deeply", source=source) from None
     program = Program(source, stmts)
-    if cache:
+    if cache and keep:
         if len(_CACHE) > 4096:
             _CACHE.clear()
         _CACHE[source] = program

@@ -33,12 +33,13 @@ def _lean_template(text: str, bindings: dict) -> Template | None:
 def _fields(t: Template) -> dict:
     return {
         "n": t.n, "slots": t.slots, "scalar": t.scalar, "output": t.output,
-        "fixed": [None if v is None else float(v) for v in t.fixed],
-        "ops": [(i, op.name, kw, spec) for i, op, kw, spec in t.ops],
-        "plan": [(i, op.name, kw, spec, [(s, j, shape, str(dt)) for s, j, shape, dt in tg])
-                 for i, op, kw, spec, tg in t.backward_plan],
+        "values0": [None if v is None else float(v) for v in t.values0],
+        # the op table's own functions, kw, inputs, and which inputs get gradients
+        "columns": (t.fn, t.vjp, t.kw, t.a, t.b, t.many, t.grad_slots),
+        "forward_order": list(t.forward_order), "backward_order": t.backward_order,
+        "shapes": [(shape, str(dtype)) for shape, dtype in t.shapes],
         "g0": t.g0.tolist(), "one": None if t.one is None else t.one.tolist(),
-        "grads_at": t.grads_at, "head": t.head, "statics": t.statics,
+        "grads_at": t.grads_at, "head": t.head, "statics": t.static_rows(),
         "json_parts": t.json_parts(),
     }
 
