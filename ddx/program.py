@@ -93,8 +93,10 @@ def fold_numbers(sym: str, x, y) -> float | None:
     return None
 
 
-def _operands(node: Ast) -> list[Ast]:
+def _operands(node: Ast) -> tuple | list:
     """The sub-expressions a node evaluates first, in order."""
+    if node.kind != "index" and not node.kw:
+        return node.kids
     kids = list(node.kids)
     if node.kind == "index":
         for sub in node.value:
@@ -108,17 +110,19 @@ def _operands(node: Ast) -> list[Ast]:
 
 
 def compile_expr(root: Ast) -> list[Ast]:
-    """Post-order list of nodes: evaluating them in order with a value stack needs no recursion."""
+    """Post-order list of nodes: evaluating them in order with a value stack needs no recursion.
+
+    (A pre-order walk that visits the last operand first, reversed: each node once on the
+    stack, no markers.)"""
     code: list[Ast] = []
-    stack: list[tuple[Ast, bool]] = [(root, False)]
+    visit = code.append
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            code.append(node)
-            continue
-        stack.append((node, True))
-        for kid in reversed(_operands(node)):
-            stack.append((kid, False))
+        node = pop()
+        visit(node)
+        extend(_operands(node))
+    code.reverse()
     return code
 
 
@@ -614,12 +618,12 @@ def _binary_fn(name: str):
         _arity(node, args, 2, kw)
         a, b = (_as_tensor(ev, node, x) for x in args)
         if name == "pow":
-            fake = Ast("bin", "^", (), start=node.start, end=node.end, pos=node.pos)
+            fake = Ast("bin", "^", (), (), start=node.start, end=node.end, pos=node.pos)
             return ev.binary(fake, a, b)
         if a.weak and b.weak:
             return weak(float(getattr(np, name)(a.value, b.value)))
         # a plain number stays a wrapped scalar, as for the operators: (None, 0) in next_functions
-        ev.check_broadcast(Ast("bin", name, (), start=node.start, end=node.end, pos=node.pos),
+        ev.check_broadcast(Ast("bin", name, (), (), start=node.start, end=node.end, pos=node.pos),
                            a, b)
         return ev.op(name, node, [a, b])
     return call

@@ -20,7 +20,7 @@ class Ast:
 
     __slots__ = ("kind", "value", "kids", "kw", "start", "end", "ostart", "oend", "pos")
 
-    def __init__(self, kind: str, value, kids: tuple = (), kw: tuple = (), *, start: int, end: int,
+    def __init__(self, kind: str, value, kids: tuple, kw: tuple, start: int, end: int,
                  pos: int | None = None) -> None:
         self.kind = kind
         self.value = value
@@ -108,10 +108,10 @@ class Builder:
         text = tok[1]
         is_int = text.isdigit()
         value = int(text) if is_int else float(text)
-        return Ast("num", (value, is_int), start=tok[2], end=tok[3])
+        return Ast("num", (value, is_int), (), (), tok[2], tok[3])
 
     def name(self, tok):
-        return Ast("name", tok[1], start=tok[2], end=tok[3])
+        return Ast("name", tok[1], (), (), tok[2], tok[3])
 
     def paren(self, lpar, inner, rpar):
         inner.ostart, inner.oend = lpar[2], rpar[3]
@@ -119,10 +119,10 @@ class Builder:
 
     def binop(self, a, op, b):
         sym = "^" if op[1] == "**" else op[1]
-        return Ast("bin", sym, (a, b), start=a.ostart, end=b.oend, pos=op[2])
+        return Ast("bin", sym, (a, b), (), a.ostart, b.oend, op[2])
 
     def unop(self, op, a):
-        return Ast("unop", op[1], (a,), start=op[2], end=a.oend, pos=op[2])
+        return Ast("unop", op[1], (a,), (), op[2], a.oend, op[2])
 
     def items(self, *children):
         return _tokens(children)
@@ -134,7 +134,7 @@ class Builder:
         return _tokens(children)
 
     def vector(self, lsqb, items, rsqb):
-        return Ast("vec", None, tuple(items), start=lsqb[2], end=rsqb[3])
+        return Ast("vec", None, tuple(items), (), lsqb[2], rsqb[3])
 
     def kwarg(self, name, eq, value):
         return KwArg(name[1], value, name[2])
@@ -153,7 +153,7 @@ class Builder:
         return self._call("method", fname, base, args, rpar[3])
 
     def attr(self, base, dot, name):
-        return Ast("attr", name[1], (base,), start=base.ostart, end=name[3], pos=name[2])
+        return Ast("attr", name[1], (base,), (), base.ostart, name[3], name[2])
 
     def slice(self, *children):
         return SliceParts(_slice_parts(children))
@@ -161,7 +161,7 @@ class Builder:
     def index(self, base, lsqb, subs, rsqb):
         subs = tuple(("slice", *sub.parts) if isinstance(sub, SliceParts) else sub
                      for sub in subs)
-        return Ast("index", subs, (base,), start=base.ostart, end=rsqb[3], pos=lsqb[2])
+        return Ast("index", subs, (base,), (), base.ostart, rsqb[3], lsqb[2])
 
     def assign(self, target, eq, value):
         return Stmt("assign", target, value, start=target.ostart, end=value.oend)
@@ -219,10 +219,11 @@ class Tables:
         # match; comments stay tokens of their own (a comment ends a line: it is part of _NL)
         blanks = [rx for name, rx in data["terminals"] if name in ignore and name != "COMMENT"]
         terms = [(name, rx) for name, rx in data["terminals"] if name not in blanks]
-        self.blanks = re.compile(f"(?:{'|'.join(blanks)})*")
+        # (a last catch-all group turns any other character into an error token, so that a
+        # finditer over the text never skips anything silently)
         self.lexer = re.compile(f"(?:{'|'.join(blanks)})*(?:" + "|".join(
             f"(?P<{name}>{rx})" for name, rx in terms if name not in ignore or name == "COMMENT")
-            + ")")
+            + r"|(?P<_BAD>[\s\S]))")
         self.ignore = frozenset(ignore)
         builder = Builder()
         self.units: dict = {}  # (state below, top state, lookahead) -> state after unit rules
@@ -337,28 +338,20 @@ def tables() -> Tables:
 
 def _lex(text: str, tab: Tables) -> list[tuple]:
     """Tokens, with newlines inside brackets dropped and indentation made into _INDENT/_DEDENT."""
-    match = tab.lexer.scanner(text).match  # each call matches where the previous one ended
-    keywords = tab.keywords
-    pos, n = 0, len(text)
+    keywords = tab.keywords.get("NAME", {})
+    n = len(text)
     depth = 0
     levels = [0]
     out: list[tuple] = []
     append = out.append
-    while True:
-        m = match()
-        if m is None:
-            pos = tab.blanks.match(text, pos).end()
-            if pos < n:
-                raise _Unexpected("char", text[pos], pos, pos + 1, ())
-            break
+    for m in tab.lexer.finditer(text):  # blanks go inside each match, before the token
         kind = m.lastgroup
+        value = m[kind]
         end = m.end()
-        value = m.group(kind)
         start = end - len(value)
-        pos = end
         if kind == "NAME":
-            if value in keywords["NAME"]:
-                kind = keywords["NAME"][value]
+            if value in keywords:
+                kind = keywords[value]
         elif kind == "_NL":
             if depth == 0:
                 append(("_NL", value, start, end))
@@ -383,6 +376,8 @@ def _lex(text: str, tab: Tables) -> list[tuple]:
             depth += 1
         elif (kind == "RPAR" or kind == "RSQB") and depth > 0:
             depth -= 1
+        elif kind == "_BAD":
+            raise _Unexpected("char", value, start, end, ())
         append((kind, value, start, end))
     while len(levels) > 1:
         levels.pop()
