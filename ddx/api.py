@@ -76,7 +76,7 @@ class Trace:
                 if template is not None:
                     _remember(self._key, template)
             if template is not None:
-                values = template.forward(list(arrays.values()))
+                values = template.forward(list(arrays.values()), reuse=True)
                 if values is not None:
                     self._fast = _Replay(template, values)
                     self._init_args = (bindings, wrt, no_grad, retain_grad)
@@ -166,6 +166,10 @@ class Trace:
 
     def backward(self, grad_output: Any = None, *, retain_graph: bool = True) -> Trace:
         fast = self._fast
+        if fast is not None and fast.adj is not None:
+            # a second backward accumulates into .grad: the real graph does that
+            self._materialize()
+            fast = None
         if fast is not None:
             out = fast.template
             if grad_output is None and out.one is not None:
@@ -176,7 +180,7 @@ class Trace:
                     grad_output = (np.ones_like(value) if grad_output.strip() == "ones" else
                                    constant(grad_output, dtype=self.dtype, what="--grad-output "))
                 g0 = autograd.initial_grad(Tensor(value), grad_output)
-            adj = out.backward(fast.values, g0)
+            adj = out.backward(fast.values, g0, reuse=True)  # values: only the output is read
             if adj is not None:
                 fast.adj = adj
                 fast.backward_args = (grad_output,)

@@ -213,6 +213,7 @@ def _template(program: Program, names, columns, numbers, shape_of, named, env, o
     op_col, kw_col, a_col, b_col, label_col = columns
     table = [OPS[name] for name in op_col]
     lead = [None] * k
+    self.op = lead + table
     self.fn = lead + [op.fn for op in table]
     self.vjp = lead + [op.vjp for op in table]
     self.kw = lead + kw_col
@@ -289,4 +290,5 @@ def _template(program: Program, names, columns, numbers, shape_of, named, env, o
         return found
     self.statics = statics
     self.parts = None
+    self.reuse = None
     return self

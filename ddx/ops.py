@@ -22,6 +22,14 @@ class Op:
     jvp: Callable | None = None  # (tangents, out, *inputs, **kw); None: elementwise, sum of vjp(t)
     saves: bool = True  # keeps inputs for backward, so a second backward through it fails
     elementwise: bool = True
+    # What the VJPs read besides g: "i" the inputs' values, "o" the output's value. A value
+    # no VJP reads can be overwritten once the forward pass is past it (see Template).
+    reads: str = "io"
+    # fn(*inputs, **kw, out=buffer): the same numbers written into an existing array
+    into: Callable | None = None
+    # per input, vjp(g, out, *inputs, **kw, buffer=...) writing into a buffer it may reuse
+    # (None where it cannot use it); optional
+    vjp_into: tuple | None = None
 
     @property
     def arity(self) -> int:
@@ -32,8 +40,11 @@ OPS: dict[str, Op] = {}
 
 
 def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | None = None,
-       saves: bool = True, elementwise: bool = True) -> Op:
-    row = Op(name, grad_fn, fn, tuple(vjp), jvp, saves, elementwise)
+       saves: bool = True, elementwise: bool = True, reads: str = "io",
+       into: Callable | None = None, vjp_into: tuple | None = None) -> Op:
+    if into is None and isinstance(fn, np.ufunc):
+        into = fn
+    row = Op(name, grad_fn, fn, tuple(vjp), jvp, saves, elementwise, reads, into, vjp_into)
     OPS[name] = row
     return row
 
@@ -153,13 +164,18 @@ def _bilinear(fn):
 # --- arithmetic ---------------------------------------------------------------------------
 # Arithmetic as operators, not np.add & co: the same ufuncs for arrays, and several times
 # faster on numpy scalars, which the batch replay (ddx/template.py) computes with.
-op("add", "AddBackward0", lambda a, b: a + b, lambda g, o, a, b: g, lambda g, o, a, b: g, saves=False)
-op("sub", "SubBackward0", lambda a, b: a - b, lambda g, o, a, b: g, lambda g, o, a, b: -g, saves=False)
-op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False)
-op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a)
-op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b)
-op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False)
-op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o)
+op("add", "AddBackward0", lambda a, b: a + b, lambda g, o, a, b: g, lambda g, o, a, b: g, saves=False,
+   reads="", into=np.add)
+op("sub", "SubBackward0", lambda a, b: a - b, lambda g, o, a, b: g, lambda g, o, a, b: -g, saves=False,
+   reads="", into=np.subtract)
+op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False,
+   reads="")
+op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
+   reads="i", into=np.multiply)
+op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b,
+   into=np.true_divide)
+op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="", into=np.negative)
+op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o, reads="o")
 op("pow", "PowBackward1", np.power, _pow_base_vjp, _pow_exp_vjp)
 def _scaled(g, x, factor):
     """g * x * factor with one pass and one new array: an upstream gradient that is one
@@ -186,7 +202,21 @@ def _pow_scalar_vjp(g, o, a, *, exponent):
     return _scaled(g, np.power(a, exponent - 1), exponent)
 
 
-op("pow_scalar", "PowBackward0", _pow_scalar, _pow_scalar_vjp)
+def _pow_scalar_into(a, *, exponent, out):
+    return np.square(a, out=out) if exponent == 2 else np.power(a, exponent, out=out)
+
+
+def _square_vjp_into(g, o, a, *, exponent, buffer):
+    """_pow_scalar_vjp for x^2 after a whole reduction (g one repeated number), written into
+    ``buffer``: the same single multiply as _scaled's, without a new array."""
+    if exponent == 2 and isinstance(g, np.ndarray) and g.ndim and g.size and not any(g.strides) \
+            and g.shape == np.shape(a) == buffer.shape:
+        return np.multiply(a, 2 * g.flat[0], out=buffer)
+    return _pow_scalar_vjp(g, o, a, exponent=exponent)
+
+
+op("pow_scalar", "PowBackward0", _pow_scalar, _pow_scalar_vjp, reads="i", into=_pow_scalar_into,
+   vjp_into=(_square_vjp_into,))
 op("rpow_scalar", "PowBackward2", lambda a, *, base: np.power(base, a),
    lambda g, o, a, *, base: (np.where(a >= 0, 0.0, g * o * np.log(base)) if base == 0
                              else g * o * np.log(base)))
@@ -198,24 +228,24 @@ op("minimum", "MinimumBackward0", np.minimum,
    lambda g, o, a, b: _minimum_vjp(g, o, a, b, first=False))
 
 # --- elementwise functions: forward, then the derivative (reusing the result where it can) ---
-op("abs", "AbsBackward0", np.abs, lambda g, o, a: g * np.sign(a))
-op("sqrt", "SqrtBackward0", np.sqrt, lambda g, o, a: g / (2 * o))
-op("exp", "ExpBackward0", np.exp, lambda g, o, a: g * o)
-op("log", "LogBackward0", np.log, lambda g, o, a: g / a)
-op("log2", "Log2Backward0", np.log2, lambda g, o, a: g / (a * LN2))
-op("log10", "Log10Backward0", np.log10, lambda g, o, a: g / (a * LN10))
-op("sin", "SinBackward0", np.sin, lambda g, o, a: g * np.cos(a))
-op("cos", "CosBackward0", np.cos, lambda g, o, a: -g * np.sin(a))
-op("tan", "TanBackward0", np.tan, lambda g, o, a: g * (1 + o * o))
-op("asin", "AsinBackward0", np.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a))
-op("acos", "AcosBackward0", np.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a))
-op("atan", "AtanBackward0", np.arctan, lambda g, o, a: g / (1 + a * a))
-op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a))
-op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a))
-op("tanh", "TanhBackward0", np.tanh, lambda g, o, a: g * (1 - o * o))
-op("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, o, a: g * o * (1 - o))
-op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o > 0))
-op("softplus", "SoftplusBackward0", _softplus, _softplus_vjp)
+op("abs", "AbsBackward0", np.abs, lambda g, o, a: g * np.sign(a), reads="i")
+op("sqrt", "SqrtBackward0", np.sqrt, lambda g, o, a: g / (2 * o), reads="o")
+op("exp", "ExpBackward0", np.exp, lambda g, o, a: g * o, reads="o")
+op("log", "LogBackward0", np.log, lambda g, o, a: g / a, reads="i")
+op("log2", "Log2Backward0", np.log2, lambda g, o, a: g / (a * LN2), reads="i")
+op("log10", "Log10Backward0", np.log10, lambda g, o, a: g / (a * LN10), reads="i")
+op("sin", "SinBackward0", np.sin, lambda g, o, a: g * np.cos(a), reads="i")
+op("cos", "CosBackward0", np.cos, lambda g, o, a: -g * np.sin(a), reads="i")
+op("tan", "TanBackward0", np.tan, lambda g, o, a: g * (1 + o * o), reads="o")
+op("asin", "AsinBackward0", np.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a), reads="i")
+op("acos", "AcosBackward0", np.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a), reads="i")
+op("atan", "AtanBackward0", np.arctan, lambda g, o, a: g / (1 + a * a), reads="i")
+op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a), reads="i")
+op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a), reads="i")
+op("tanh", "TanhBackward0", np.tanh, lambda g, o, a: g * (1 - o * o), reads="o")
+op("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, o, a: g * o * (1 - o), reads="o")
+op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o > 0), reads="o")
+op("softplus", "SoftplusBackward0", _softplus, _softplus_vjp, reads="i")
 
 # --- reductions (dim=None reduces everything) ---------------------------------------------
 op("sum", "SumBackward0", lambda a, dim=None: np.sum(a, axis=dim),

@@ -19,6 +19,12 @@ from .autograd import unbroadcast
 from .ops import OPS
 
 
+def _owned(arr, shape_dtype: tuple) -> bool:
+    """Whether a replay may write into ``arr``: a whole array of its own, of that shape/dtype."""
+    return type(arr) is np.ndarray and arr.flags.owndata and arr.flags.writeable and \
+        arr.flags.c_contiguous and (arr.shape, arr.dtype) == shape_dtype
+
+
 class JsonBody(str):
     """A JSON object already written out, without its opening brace: what ``json.dumps`` of
     the same dict would give after ``{``, so a caller can put ``"line": N, `` in front."""
@@ -66,11 +72,12 @@ class Template:
     Columns of shared objects keep the number of objects per op, and with it the garbage
     collector's work on a 100,000-op graph, near zero."""
 
-    __slots__ = ("n", "slots", "scalar", "values0", "fn", "vjp", "kw", "a", "b", "many",
+    __slots__ = ("n", "slots", "scalar", "values0", "op", "fn", "vjp", "kw", "a", "b", "many",
                  "grad_slots", "forward_order", "backward_order", "shapes", "output", "g0",
-                 "one", "grads_at", "head", "statics", "parts")
+                 "one", "grads_at", "head", "statics", "parts", "reuse")
 
     def _columns(self, n: int) -> None:
+        self.op = [None] * n
         self.fn = [None] * n
         self.vjp = [None] * n
         self.kw = [None] * n
@@ -80,6 +87,7 @@ class Template:
         self.grad_slots = [()] * n
 
     def set_op(self, i: int, op, kw: dict | None, inputs, slots: tuple) -> None:
+        self.op[i] = op
         self.fn[i] = op.fn
         self.vjp[i] = op.vjp
         self.kw[i] = kw or None
@@ -160,6 +168,7 @@ class Template:
                                  [index[id(s)] for s in t.inputs if id(s) in index],
                                  list(t.value.shape), t.requires_grad, fn is None))
         self.parts = None  # written on first use: only batch output needs them
+        self.reuse = None
         return self
 
     def static_rows(self) -> list[tuple]:
@@ -182,12 +191,17 @@ class Template:
                 self.parts.append((head, middle))
         return self.parts
 
-    def forward(self, bindings: list[np.ndarray]) -> list | None:
-        """Every node's value for new bindings; None when a floating-point event happens."""
+    def forward(self, bindings: list[np.ndarray], *, reuse: bool = False) -> list | None:
+        """Every node's value for new bindings; None when a floating-point event happens.
+
+        ``reuse``: the caller reads no value but the output's and hands the list to backward
+        only, so array values nothing reads any more may be overwritten (see reuse_plan)."""
         values = list(self.values0)
         scalar = self.scalar
         for k, arr in zip(self.slots, bindings):
             values[k] = arr[()] if scalar else arr
+        if reuse and not scalar:
+            return self._forward_reusing(values)
         fns, kws, a_of, b_of = self.fn, self.kw, self.a, self.b
         events = autograd._FP_EVENTS
         kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
@@ -215,14 +229,81 @@ class Template:
             return [values[self.a[i]]]
         return [values[self.a[i]], values[self.b[i]]]
 
-    def backward(self, values: list, g0: np.ndarray) -> list | None:
-        """Every node's gradient, in the order the recorded backward pass used; None as above."""
+    def _inputs(self, i: int) -> list[int]:
+        """Node i's inputs that are nodes (numbers have negative indexes)."""
+        ins = self.many[i] if self.a[i] is None else (self.a[i], self.b[i])
+        return [j for j in ins if j is not None and j >= 0]
+
+    def reuse_plan(self) -> tuple[dict[int, int], set[int]]:
+        """Which arrays a replay may overwrite instead of allocating new ones (fresh memory
+        means page faults: for large arrays, allocation is most of an op's cost).
+
+        Forward: op i writes into the array of its input j when j is an op result no later op
+        and no VJP reads (Op.reads), i's op can write into a buffer (Op.into), and the two
+        have the same shape and dtype. Backward: node i's own value array may take a
+        gradient (Op.vjp_into) once i's gradient is complete, if i's VJPs do not read it.
+        The output is never overwritten. Results are the same numbers: the same ufuncs."""
+        if self.reuse is None:
+            ops, out, shapes = self.op, self.output, self.shapes
+            last: dict[int, int] = {}
+            for p, i in enumerate(self.forward_order):
+                for j in self._inputs(i):
+                    last[j] = p
+            read: set[int] = set()  # values some VJP that runs reads
+            for i in self.backward_order:
+                if "i" in ops[i].reads:
+                    read.update(self._inputs(i))
+                if "o" in ops[i].reads:
+                    read.add(i)
+            forward: dict[int, int] = {}
+            for p, i in enumerate(self.forward_order):
+                op = ops[i]
+                if op.into is None or not op.elementwise:
+                    continue
+                for j in self._inputs(i):
+                    if ops[j] is not None and j != out and j not in read and last[j] == p \
+                            and shapes[j] == shapes[i]:
+                        forward[i] = j
+                        break
+            backward = {i for i in self.backward_order if ops[i].vjp_into is not None
+                        and "o" not in ops[i].reads and i != out}
+            self.reuse = (forward, backward)
+        return self.reuse
+
+    def _forward_reusing(self, values: list) -> list | None:
+        plan = self.reuse_plan()[0]
+        fns, kws, ops = self.fn, self.kw, self.op
+        events = autograd._FP_EVENTS
+        with autograd.fp_guard():
+            for i in self.forward_order:
+                args = self._args(values, i)
+                kw = kws[i] or {}
+                j = plan.get(i)
+                buf = values[j] if j is not None else None
+                if _owned(buf, self.shapes[i]):
+                    values[i] = ops[i].into(*args, **kw, out=buf)
+                    values[j] = None  # its array now holds node i's value
+                    continue
+                v = fns[i](*args, **kw)
+                values[i] = v if type(v) is np.ndarray else np.asarray(v)
+        if events:
+            events.clear()
+            return None
+        return values
+
+    def backward(self, values: list, g0: np.ndarray, *, reuse: bool = False) -> list | None:
+        """Every node's gradient, in the order the recorded backward pass used; None as above.
+
+        ``reuse``: as for forward; ``values`` may be consumed."""
         scalar = self.scalar
-        kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
+        if reuse and not scalar:
+            return self._backward_arrays(values, g0, self.reuse_plan()[1])
+        if not scalar:
+            return self._backward_arrays(values, g0, ())
         adj: list = [None] * self.n
-        adj[self.output] = g0[()] if scalar else g0
+        adj[self.output] = g0[()]
         vjp_of, kws, a_of, b_of, slots_of = self.vjp, self.kw, self.a, self.b, self.grad_slots
-        shapes = self.shapes
+        kinds = (np.ndarray, np.float64)
         events = autograd._FP_EVENTS
         with autograd.fp_guard():
             for i in self.backward_order:
@@ -238,19 +319,49 @@ class Template:
                         j = a
                     else:
                         gi = vjps[slot](g, out, *self._args(values, i), **(kw or {}))
-                        j = a if a is not None and slot == 0 else \
-                            b if a is not None else self.many[i][slot]
+                        j = self._slot_input(i, slot)
                     if type(gi) not in kinds:
                         gi = np.asarray(gi)
-                    if not scalar:
-                        shape, dtype = shapes[j]
-                        if gi.shape != shape:
-                            gi = unbroadcast(gi, shape)
-                        if gi.dtype != dtype:
-                            gi = gi.astype(dtype)
                     prev = adj[j]
-                    adj[j] = gi if prev is None else (prev + gi if scalar
-                                                      else np.asarray(prev + gi))
+                    adj[j] = gi if prev is None else prev + gi
+        if events:
+            events.clear()
+            return None
+        return adj
+
+    def _slot_input(self, i: int, slot: int) -> int:
+        if self.a[i] is None:
+            return self.many[i][slot]
+        return self.b[i] if slot else self.a[i]
+
+    def _backward_arrays(self, values: list, g0: np.ndarray, into: set | tuple) -> list | None:
+        adj: list = [None] * self.n
+        adj[self.output] = g0
+        shapes, ops = self.shapes, self.op
+        events = autograd._FP_EVENTS
+        with autograd.fp_guard():
+            for i in self.backward_order:
+                vjps, kw = self.vjp[i], self.kw[i] or {}
+                g = adj[i]
+                out = values[i]
+                args = self._args(values, i)
+                for slot in self.grad_slots[i]:
+                    if i in into and _owned(out, shapes[i]) and \
+                            ops[i].vjp_into[slot] is not None:
+                        gi = ops[i].vjp_into[slot](g, out, *args, **kw, buffer=out)
+                        out = values[i] = None  # the array is a gradient now
+                    else:
+                        gi = vjps[slot](g, out, *args, **kw)
+                    j = self._slot_input(i, slot)
+                    if type(gi) is not np.ndarray:
+                        gi = np.asarray(gi)
+                    shape, dtype = shapes[j]
+                    if gi.shape != shape:
+                        gi = unbroadcast(gi, shape)
+                    if gi.dtype != dtype:
+                        gi = gi.astype(dtype)
+                    prev = adj[j]
+                    adj[j] = gi if prev is None else np.asarray(prev + gi)
         if events:
             events.clear()
             return None

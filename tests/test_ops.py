@@ -95,3 +95,48 @@ def test_kinks_follow_pytorch():
     v = np.array([3.0, 1.0, 3.0])
     np.testing.assert_array_equal(OPS["max"].vjp[0](np.float64(1), np.float64(3), v),
                                   [0.5, 0, 0.5])
+
+
+@pytest.mark.parametrize("name", sorted(n for n in OPS if OPS[n].reads != "io"))
+def test_declared_reads_are_all_a_vjp_reads(name):
+    """Op.reads says which values backward needs; replays overwrite the others. A VJP given
+    garbage in place of what it claims not to read must give the same result."""
+    op = OPS[name]
+    rng = np.random.default_rng(5)
+    inputs, kw = sample(name, rng)
+    out = op.fn(*inputs, **kw)
+    g = rng.standard_normal(np.shape(out))
+    junk_in = [np.full_like(x, np.nan) for x in inputs]
+    junk_out = np.full_like(out, np.nan)
+    for k, vjp in enumerate(op.vjp):
+        want = vjp(g, out, *inputs, **kw)
+        got = vjp(g, out if "o" in op.reads else junk_out,
+                  *(inputs if "i" in op.reads else junk_in), **kw)
+        np.testing.assert_array_equal(got, want, err_msg=f"{name} input {k}")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in OPS if OPS[n].into is not None))
+def test_writing_into_a_buffer_gives_the_same_bits(name):
+    op = OPS[name]
+    rng = np.random.default_rng(6)
+    inputs, kw = sample(name, rng)
+    for exponent in ((2, 2.5) if name == "pow_scalar" else (None,)):
+        if exponent is not None:
+            kw = {"exponent": exponent}
+        want = op.fn(*inputs, **kw)
+        buffer = np.empty_like(want)
+        assert op.into(*inputs, **kw, out=buffer) is buffer
+        assert buffer.tobytes() == np.asarray(want).tobytes()
+
+
+def test_square_vjp_into_a_buffer_after_a_whole_sum():
+    op = OPS["pow_scalar"]
+    a = np.random.default_rng(7).standard_normal(8)
+    g = np.broadcast_to(np.float64(1.5), a.shape)  # what sum's VJP hands on
+    want = op.vjp[0](g, a * a, a, exponent=2)
+    buffer = np.empty_like(a)
+    assert op.vjp_into[0](g, a * a, a, exponent=2, buffer=buffer) is buffer
+    assert buffer.tobytes() == want.tobytes()
+    other = op.vjp_into[0](np.ones(8), a * a, a, exponent=2, buffer=buffer)  # not one number
+    assert other is not buffer and np.array_equal(other, op.vjp[0](np.ones(8), a * a, a,
+                                                                   exponent=2))
