@@ -194,6 +194,16 @@ def many_expressions(rep: Report, count: int) -> None:
             g = ddx.trace(e, w=0.3, x=0.7, b=-0.2)
             g.backward()
     rep.add("distinct", "ddx", median_time(run_ddx, 3) / count)
+    import io
+
+    from ddx.batch import json_writer, run_jobs
+
+    job_file = "".join(f'"{e}" w=0.3 x=0.7 b=-0.2\n' for e in exprs).encode()
+
+    def run_batch():  # the batch path: a job file in, one JSON line (every node) out per job
+        syntax._CACHE.clear()
+        run_jobs(io.BytesIO(job_file), json_writer(io.StringIO()))
+    rep.add("distinct", "ddx batch (JSON lines out)", median_time(run_batch, 3) / count)
     if have("torch"):
         import torch
 
@@ -221,7 +231,8 @@ def many_expressions(rep: Report, count: int) -> None:
                 median_time(run_micro, 3) / max(1, len(arith)))
     r = rep.ratio("distinct", "ddx", "torch from text")
     if r:
-        print(f"  -> ddx / torch = {r:.2f} per expression (target < 1)")
+        print(f"  -> ddx / torch = {r:.2f} per expression (target < 1); batch path "
+              f"{rep.ratio('distinct', 'ddx batch (JSON lines out)', 'torch from text'):.2f}")
 
 
 def deep_chain(rep: Report, n: int) -> None:

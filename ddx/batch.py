@@ -14,6 +14,7 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import DdxError, DdxUsageError
+from .gcpause import paused
 from .program import CONSTANTS, FUNCTIONS, compile_expr
 from .syntax import Program, parse
 
@@ -100,7 +101,8 @@ def run_job(expr: str, bindings: dict, opts: dict):
     from .api import Trace
 
     trace = Trace(expr, bindings, wrt=opts.get("wrt"), no_grad=opts.get("no_grad"),
-                  dtype=opts.get("dtype", "float64"), retain_grad=bool(opts.get("retain_grad")))
+                  dtype=opts.get("dtype", "float64"), retain_grad=bool(opts.get("retain_grad")),
+                  lean=False)  # a job's JSON lists every node: the graph is needed anyway
     if opts.get("hessian") and trace.output.value.size != 1:
         raise DdxUsageError("--hessian needs a scalar output")
     vector_ok = opts.get("jacobian") and trace.output.value.size > 1 \
@@ -141,6 +143,7 @@ class Replayer:
 
     def __init__(self) -> None:
         self.templates: dict = {}
+        self.seen: set = set()  # keys met once: a template is kept when one comes back
 
     def key_and_values(self, expr: str, bindings: dict, opts: dict):
         from .api import _PLAIN_NUMBER, constant
@@ -169,17 +172,49 @@ class Replayer:
         except DdxError:
             key = values = None  # the ordinary path reports the error in its own words
         template = self.templates.get(key) if key is not None else None
+        if template is None and key is not None and set(opts) <= {"dtype"}:
+            template = self.compile(expr, list(bindings), values, opts)
         if template is not None:
             doc = template.run(values)
             if doc is not None:
+                self.keep(key, lambda: template)
                 return doc
         trace = run_job(expr, bindings, opts)
         if key is not None and key not in self.templates and not trace.warnings:
             # (a job with domain warnings makes no template: its numbers, not its shape, are odd)
             from .template import Template
 
-            self.templates[key] = Template.from_trace(trace, list(bindings))
+            self.keep(key, lambda: Template.from_trace(trace, list(bindings)))
         return trace
+
+    @staticmethod
+    def compile(expr: str, names: list[str], values: list, opts: dict):
+        """A template straight from the AST (ddx/lean.py) for a job with a scalar output and
+        no options, or None: that job runs the ordinary way, errors and all."""
+        from .lean import compile_program
+        from .program import DTYPES
+
+        try:
+            with paused():
+                template = compile_program(parse(expr, keep=False), names,
+                                           [v.shape for v in values],
+                                           np.dtype(DTYPES.get(opts.get("dtype", "float64"))))
+        except DdxError:
+            return None
+        return template if template is not None and template.one is not None else None
+
+    def keep(self, key, make: Callable) -> None:
+        """Keep a template once its key comes back (one-off jobs would only fill memory)."""
+        if key in self.templates:
+            return
+        if key in self.seen:
+            if len(self.templates) >= 4096:
+                self.templates.clear()
+            self.templates[key] = make()
+        else:
+            if len(self.seen) >= 65536:
+                self.seen.clear()
+            self.seen.add(key)
 
 
 def run_jobs(stream: IO[bytes], emit: Callable[[int, Any, DdxError | None], None], *,

@@ -19,6 +19,13 @@ from .autograd import unbroadcast
 from .ops import OPS
 
 
+def _jstr(text: str) -> str:
+    """json.dumps of a string; plain printable ASCII (names, labels) written directly."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return json.dumps(text)
+
+
 def _owned(arr, shape_dtype: tuple) -> bool:
     """Whether a replay may write into ``arr``: a whole array of its own, of that shape/dtype."""
     return type(arr) is np.ndarray and arr.flags.owndata and arr.flags.writeable and \
@@ -180,14 +187,16 @@ class Template:
 
     def json_parts(self) -> list[tuple[str, str]]:
         """Every fixed piece of the JSON, written once: per node, the text before its value and
-        the text between value and grad (json.dumps' own separators and escapes)."""
+        the text between value and grad (what json.dumps writes, separators and escapes)."""
         if self.parts is None:
             self.parts = []
             for i, name, op, grad_fn, inputs, shape, rg, leaf in self.static_rows():
-                head = json.dumps({"id": i, "name": name, "op": op, "grad_fn": grad_fn,
-                                   "inputs": inputs})[:-1] + ', "value": '
-                middle = ", " + json.dumps({"shape": shape, "requires_grad": rg,
-                                            "is_leaf": leaf})[1:-1] + ', "grad": '
+                head = (f'{{"id": {i}, "name": {_jstr(name)}, "op": {_jstr(op)}, "grad_fn": '
+                        f'{"null" if grad_fn is None else _jstr(grad_fn)}, "inputs": '
+                        f'[{", ".join(map(str, inputs))}], "value": ')
+                middle = (f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
+                          f'{"true" if rg else "false"}, "is_leaf": '
+                          f'{"true" if leaf else "false"}, "grad": ')
                 self.parts.append((head, middle))
         return self.parts
 

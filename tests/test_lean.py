@@ -3,6 +3,8 @@ ordinary path records (ops, inputs, names, labels, backward order), so results a
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from exprgen import exprs, to_text
@@ -198,3 +200,17 @@ def test_reusing_dead_arrays_changes_no_bit(text):
     for name in again:
         assert g.grads[name].tobytes() == ordinary.grads[name].tobytes()
         assert again[name].tobytes() == copies[name].tobytes()  # inputs untouched
+
+
+@pytest.mark.parametrize("text", [
+    "(w*x+b)^2",
+    "y = (w # a comment, with \"quotes\", a backslash \\\\ and é\n * x); y + b",
+    "another_name = w * x\nanother_name / b",
+])
+def test_a_compiled_templates_json_is_what_json_dumps_writes(text):
+    bindings = {"w": 3.0, "x": 2.0, "b": 1.0}
+    template = _lean_template(text, bindings)
+    body = template.run([np.asarray(v) for v in bindings.values()])
+    trace = Trace(text, bindings, lean=False)
+    trace.backward()
+    assert "{" + body == json.dumps(trace.to_json())
