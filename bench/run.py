@@ -82,6 +82,11 @@ def fmt_time(s: float) -> str:
 def one_liner(rep: Report, repeat: int) -> None:
     print("\n[1] one-liner process: (w*x+b)^2 with gradients")
     py = sys.executable
+    # as installed: pip writes bytecode at install time (PYTHONDONTWRITEBYTECODE would make
+    # every run of a source tree compile ddx again, which no installed ddx does)
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "ddx"), quiet=1)
     ddx = [py, "-m", "ddx", SEED, "w=3", "x=2", "b=1"]
     exe = shutil.which("ddx")
     if exe and Path(exe).parent == Path(py).parent:

@@ -202,9 +202,12 @@ class Trace:
         self.backward_done = True
         key = self._key
         if key is not None and key not in _TEMPLATES and not self.warnings and not self.extras:
-            from .template import Template
+            if key in _SEEN:
+                from .template import Template
 
-            _remember(key, Template.from_trace(self, list(key[1])) if key in _SEEN else None)
+                _remember(key, Template.from_trace(self, list(key[1])))
+            else:
+                _remember(key, None)
         return self
 
     # --- the other views of the same derivatives (issue: forward, check, explain) ----------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,25 +10,35 @@ LN2 = float(np.log(2.0))
 LN10 = float(np.log(10.0))
 
 
-@dataclass(frozen=True, slots=True)
 class Op:
-    """One primitive. VJPs take ``(g, out, *inputs, **kw)``; the engine undoes broadcasting."""
+    """One primitive. VJPs take ``(g, out, *inputs, **kw)``; the engine undoes broadcasting.
 
-    name: str
-    grad_fn: str
-    fn: Callable
-    vjp: tuple[Callable, ...]
-    jvp: Callable | None = None  # (tangents, out, *inputs, **kw); None: elementwise, sum of vjp(t)
-    saves: bool = True  # keeps inputs for backward, so a second backward through it fails
-    elementwise: bool = True
-    # What the VJPs read besides g: "i" the inputs' values, "o" the output's value. A value
-    # no VJP reads can be overwritten once the forward pass is past it (see Template).
-    reads: str = "io"
-    # fn(*inputs, **kw, out=buffer): the same numbers written into an existing array
-    into: Callable | None = None
-    # per input, vjp(g, out, *inputs, **kw, buffer=...) writing into a buffer it may reuse
-    # (None where it cannot use it); optional
-    vjp_into: tuple | None = None
+    (A plain class: a dataclass costs a few milliseconds of every one-liner's start-up.)"""
+
+    __slots__ = ("name", "grad_fn", "fn", "vjp", "jvp", "saves", "elementwise", "reads", "into",
+                 "vjp_into")
+
+    def __init__(self, name: str, grad_fn: str, fn: Callable, vjp: tuple[Callable, ...],
+                 jvp: Callable | None = None, saves: bool = True, elementwise: bool = True,
+                 reads: str = "io", into: Callable | None = None,
+                 vjp_into: tuple | None = None) -> None:
+        self.name = name
+        self.grad_fn = grad_fn
+        self.fn = fn
+        self.vjp = vjp
+        # (tangents, out, *inputs, **kw); None: elementwise, the VJP rule applied to t
+        self.jvp = jvp
+        self.saves = saves  # keeps inputs for backward, so a second backward through it fails
+        self.elementwise = elementwise
+        # What the VJPs read besides g: "i" the inputs' values, "o" the output's value. A
+        # value no VJP reads can be overwritten once the forward pass is past it (Template).
+        self.reads = reads
+        self.into = into  # fn(*inputs, **kw, out=buffer): the same numbers, into an array
+        # per input, vjp(g, out, *inputs, **kw, buffer=...) that may write into ``buffer``
+        self.vjp_into = vjp_into
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
 
     @property
     def arity(self) -> int:
