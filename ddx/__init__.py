@@ -9,7 +9,8 @@ def __getattr__(name):
     if name in ("trace", "Trace"):
         from . import api
 
-        return getattr(api, name)
+        value = globals()[name] = getattr(api, name)  # later lookups skip this function
+        return value
     if name == "DdxError":
         from .errors import DdxError
 

@@ -62,8 +62,9 @@ class Trace:
             # The same text, options and binding shapes as an earlier trace: replay its graph
             # (values only; the graph itself is built if anything asks for it).
             arrays = {n: binding_array(n, v, self.dtype) for n, v in bindings.items()}
-            self._key = (source, tuple(arrays), tuple(a.shape for a in arrays.values()),
-                         self.dtype.str, _freeze(wrt), _freeze(no_grad))
+            self._key = (source, tuple(arrays), tuple([a.shape for a in arrays.values()]),
+                         self.dtype.str, None if wrt is None else _freeze(wrt),
+                         None if no_grad is None else _freeze(no_grad))
             template = _TEMPLATES.get(self._key)
             if template is None and lean and wrt is None and no_grad is None \
                     and autograd.GRAD_MODE.enabled:
