@@ -30,8 +30,9 @@ class Op:
         self.jvp = jvp
         self.saves = saves  # keeps inputs for backward, so a second backward through it fails
         self.elementwise = elementwise
-        # What the VJPs read besides g: "i" the inputs' values, "o" the output's value. A
-        # value no VJP reads can be overwritten once the forward pass is past it (Template).
+        # What the VJPs read besides g: "i" the inputs' values, "o" the output's value (the
+        # shapes they may always read). A value no VJP reads can be overwritten once the
+        # forward pass is past it (Template).
         self.reads = reads
         self.into = into  # fn(*inputs, **kw, out=buffer): the same numbers, into an array
         # per input, vjp(g, out, *inputs, **kw, buffer=...) that may write into ``buffer``
@@ -259,10 +260,12 @@ op("softplus", "SoftplusBackward0", _softplus, _softplus_vjp, reads="i")
 # --- reductions (dim=None reduces everything) ---------------------------------------------
 op("sum", "SumBackward0", lambda a, dim=None: np.sum(a, axis=dim),
    lambda g, o, a, dim=None: _expand(g, a.shape, dim),
-   jvp=_linear(lambda t, dim=None: np.sum(t, axis=dim)), saves=False, elementwise=False)
+   jvp=_linear(lambda t, dim=None: np.sum(t, axis=dim)), saves=False, elementwise=False,
+   reads="")  # (VJPs may always read their inputs' shapes)
 op("mean", "MeanBackward0", lambda a, dim=None: np.mean(a, axis=dim),
    lambda g, o, a, dim=None: _expand(g / (a.size if dim is None else a.shape[dim]), a.shape, dim),
-   jvp=_linear(lambda t, dim=None: np.mean(t, axis=dim)), saves=False, elementwise=False)
+   jvp=_linear(lambda t, dim=None: np.mean(t, axis=dim)), saves=False, elementwise=False,
+   reads="")
 op("max", "MaxBackward1", lambda a, dim=None: np.max(a, axis=dim),
    lambda g, o, a, dim=None: _extreme_vjp(g, o, a, dim, argfn=np.argmax),
    jvp=lambda ts, o, a, dim=None: _extreme_jvp(ts, o, a, dim, argfn=np.argmax), elementwise=False)

@@ -32,6 +32,48 @@ def _owned(arr, shape_dtype: tuple) -> bool:
         arr.flags.c_contiguous and (arr.shape, arr.dtype) == shape_dtype
 
 
+def _stand_in(shape_dtype: tuple) -> np.ndarray:
+    """A value given up: zeros of its shape without memory (VJPs may read shapes only)."""
+    shape, dtype = shape_dtype
+    return np.broadcast_to(np.zeros((), dtype), shape)
+
+
+SQUARES_CHUNK = 1 << 18  # elements squared at a time: a 2 MiB buffer, in cache (measured best)
+
+
+def _sum_of_squares(x: np.ndarray) -> np.float64:
+    """np.sum(np.square(x)) for a C-contiguous float64 array, bit for bit, without the array
+    of squares: numpy sums a contiguous array pairwise (split at half the length, rounded
+    down to a multiple of 8), so blocks of that same tree are squared into one small buffer
+    and summed by numpy, and the block sums are added up the tree (a test checks sizes from
+    1 to 10^7 against numpy). An explicit stack: the tree is log2(n / 262144) deep."""
+    flat = x.reshape(-1)
+    n = flat.size
+    if n <= SQUARES_CHUNK:
+        return np.sum(np.square(flat))
+    buf = np.empty(SQUARES_CHUNK, np.float64)
+    square, total = np.square, np.add.reduce  # (np.sum without its Python wrapper)
+    results: list = []
+    stack: list = [(0, n, False)]
+    while stack:
+        lo, size, combine = stack.pop()
+        if combine:
+            right = results.pop()
+            left = results.pop()
+            results.append(left + right)
+        elif size <= SQUARES_CHUNK:
+            part = buf[:size]
+            square(flat[lo:lo + size], out=part)
+            results.append(total(part))
+        else:
+            half = size // 2
+            half -= half % 8
+            stack.append((lo, size, True))
+            stack.append((lo + half, size - half, False))
+            stack.append((lo, half, False))
+    return results[0]
+
+
 class JsonBody(str):
     """A JSON object already written out, without its opening brace: what ``json.dumps`` of
     the same dict would give after ``{``, so a caller can put ``"line": N, `` in front."""
@@ -243,27 +285,36 @@ class Template:
         ins = self.many[i] if self.a[i] is None else (self.a[i], self.b[i])
         return [j for j in ins if j is not None and j >= 0]
 
-    def reuse_plan(self) -> tuple[dict[int, int], set[int]]:
+    def reuse_plan(self) -> tuple[dict, dict, dict]:
         """Which arrays a replay may overwrite instead of allocating new ones (fresh memory
-        means page faults: for large arrays, allocation is most of an op's cost).
+        means page faults: for large arrays, allocation is most of an op's cost), and which
+        sums of squares need no array for the squares. Three maps:
 
-        Forward: op i writes into the array of its input j when j is an op result no later op
-        and no VJP reads (Op.reads), i's op can write into a buffer (Op.into), and the two
-        have the same shape and dtype. Backward: node i's own value array may take a
-        gradient (Op.vjp_into) once i's gradient is complete, if i's VJPs do not read it.
-        The output is never overwritten. Results are the same numbers: the same ufuncs."""
+        forward {i: j}: op i writes into the array of its input j when j is an op result no
+        later op and no VJP reads (Op.reads), i's op can write into a buffer (Op.into), and
+        the two have the same shape and dtype.
+        fused {s: q}: sum(q) of q = p^2 that nothing else reads is summed chunk by chunk in
+        numpy's own pairwise order (_sum_of_squares), so q's array is never made.
+        backward {i: j}: node i's VJP (Op.vjp_into) writes its gradient into the array of
+        node j: i itself once its gradient is complete, if i's VJPs do not read it, or i's one
+        input, if no other VJP reads that. The output is never overwritten.
+        A value given up is replaced by a zero-strided stand-in of its shape. The numbers are
+        the same bits: the same ufuncs in the same order (tests compare with a full replay)."""
         if self.reuse is None:
-            ops, out, shapes = self.op, self.output, self.shapes
+            ops, out, shapes, kws = self.op, self.output, self.shapes, self.kw
             last: dict[int, int] = {}
+            readers: dict[int, list[int]] = {}
             for p, i in enumerate(self.forward_order):
                 for j in self._inputs(i):
                     last[j] = p
-            read: set[int] = set()  # values some VJP that runs reads
+                    readers.setdefault(j, []).append(i)
+            read: dict[int, int] = {}  # value -> how many VJPs that run read it
             for i in self.backward_order:
                 if "i" in ops[i].reads:
-                    read.update(self._inputs(i))
+                    for j in set(self._inputs(i)):
+                        read[j] = read.get(j, 0) + 1
                 if "o" in ops[i].reads:
-                    read.add(i)
+                    read[i] = read.get(i, 0) + 1
             forward: dict[int, int] = {}
             for p, i in enumerate(self.forward_order):
                 op = ops[i]
@@ -274,24 +325,58 @@ class Template:
                             and shapes[j] == shapes[i]:
                         forward[i] = j
                         break
-            backward = {i for i in self.backward_order if ops[i].vjp_into is not None
-                        and "o" not in ops[i].reads and i != out}
-            self.reuse = (forward, backward)
+            fused: dict[int, int] = {}
+            for s in self.forward_order:
+                q = self.a[s]
+                if ops[s].name == "sum" and kws[s] is None and q is not None and q >= 0 \
+                        and ops[q] is not None and ops[q].name == "pow_scalar" \
+                        and kws[q] == {"exponent": 2} and q != out and q not in read \
+                        and readers.get(q) == [s] and shapes[q][1] == np.float64 \
+                        and self.a[q] not in forward.values():
+                    fused[s] = q
+            squares = set(fused.values())  # (their arrays are never made)
+            backward: dict[int, int] = {}
+            for i in self.backward_order:
+                if ops[i].vjp_into is None or i == out:
+                    continue
+                if "o" not in ops[i].reads and i not in squares:
+                    backward[i] = i
+                    continue
+                ins = self._inputs(i)  # x^2's VJP is 2*x*g: x's array, if only it reads x
+                if len(ins) == 1:
+                    j = ins[0]
+                    mine = 1 if "i" in ops[i].reads else 0
+                    if ops[j] is not None and j != out and read.get(j, 0) == mine \
+                            and shapes[j] == shapes[i]:
+                        backward[i] = j
+            self.reuse = (forward, fused, backward)
         return self.reuse
 
     def _forward_reusing(self, values: list) -> list | None:
-        plan = self.reuse_plan()[0]
-        fns, kws, ops = self.fn, self.kw, self.op
+        plan, fused, _ = self.reuse_plan()
+        squares = {q: s for s, q in fused.items()}
+        fns, kws, ops, shapes = self.fn, self.kw, self.op, self.shapes
         events = autograd._FP_EVENTS
         with autograd.fp_guard():
             for i in self.forward_order:
+                if i in squares:  # summed without its array (below), made there if need be
+                    values[i] = _stand_in(shapes[i])
+                    continue
+                if i in fused:
+                    q = fused[i]
+                    base = values[self.a[q]]
+                    if type(base) is np.ndarray and base.dtype == np.float64 and \
+                            base.flags.c_contiguous:
+                        values[i] = np.asarray(_sum_of_squares(base))
+                        continue
+                    values[q] = np.asarray(fns[q](base, **kws[q]))
                 args = self._args(values, i)
                 kw = kws[i] or {}
                 j = plan.get(i)
                 buf = values[j] if j is not None else None
-                if _owned(buf, self.shapes[i]):
+                if _owned(buf, shapes[i]):
                     values[i] = ops[i].into(*args, **kw, out=buf)
-                    values[j] = None  # its array now holds node i's value
+                    values[j] = _stand_in(shapes[j])  # its array now holds node i's value
                     continue
                 v = fns[i](*args, **kw)
                 values[i] = v if type(v) is np.ndarray else np.asarray(v)
@@ -306,9 +391,9 @@ class Template:
         ``reuse``: as for forward; ``values`` may be consumed."""
         scalar = self.scalar
         if reuse and not scalar:
-            return self._backward_arrays(values, g0, self.reuse_plan()[1])
+            return self._backward_arrays(values, g0, self.reuse_plan()[2])
         if not scalar:
-            return self._backward_arrays(values, g0, ())
+            return self._backward_arrays(values, g0, {})
         adj: list = [None] * self.n
         adj[self.output] = g0[()]
         vjp_of, kws, a_of, b_of, slots_of = self.vjp, self.kw, self.a, self.b, self.grad_slots
@@ -343,7 +428,7 @@ class Template:
             return self.many[i][slot]
         return self.b[i] if slot else self.a[i]
 
-    def _backward_arrays(self, values: list, g0: np.ndarray, into: set | tuple) -> list | None:
+    def _backward_arrays(self, values: list, g0: np.ndarray, into: dict) -> list | None:
         adj: list = [None] * self.n
         adj[self.output] = g0
         shapes, ops = self.shapes, self.op
@@ -355,10 +440,13 @@ class Template:
                 out = values[i]
                 args = self._args(values, i)
                 for slot in self.grad_slots[i]:
-                    if i in into and _owned(out, shapes[i]) and \
+                    j = into.get(i) if into else None
+                    buffer = values[j] if j is not None else None
+                    if _owned(buffer, shapes[j] if j is not None else ()) and \
                             ops[i].vjp_into[slot] is not None:
-                        gi = ops[i].vjp_into[slot](g, out, *args, **kw, buffer=out)
-                        out = values[i] = None  # the array is a gradient now
+                        gi = ops[i].vjp_into[slot](g, out, *args, **kw, buffer=buffer)
+                        if gi is buffer:  # the array is a gradient now
+                            values[j] = _stand_in(shapes[j])
                     else:
                         gi = vjps[slot](g, out, *args, **kw)
                     j = self._slot_input(i, slot)

@@ -159,6 +159,7 @@ def test_a_second_backward_accumulates_as_on_the_real_graph():
 
 VECTOR_PROGRAMS = [
     "sum((w*x+b)^2)",
+    "sum(w^2) + sum((x - b)^2) * 2 + sum(sin(x)^2 * b)",
     "y = w*x + b; z = exp(y) * 2 - y / 3; mean(z^2) + sum(sin(y) * y)",
     "sum(sqrt(w*w + 1) - tanh(x) + sigmoid(b) * relu(x - b))",
     "sum((w - x) * (w + x) / (b*b + 1)) + sum(-w)",
@@ -170,12 +171,13 @@ def test_reusing_dead_arrays_changes_no_bit(text):
     """The library replays large arrays writing into buffers nothing reads any more; values
     and gradients must equal a replay that keeps every array, and the ordinary path."""
     rng = np.random.default_rng(3)
-    arrays = {k: rng.standard_normal(1000) for k in ("w", "x", "b")}
+    arrays = {k: rng.standard_normal(150_001) for k in ("w", "x", "b")}
     copies = {k: v.copy() for k, v in arrays.items()}
     template = _lean_template(text, arrays)
-    plan_forward, plan_backward = template.reuse_plan()
-    if text.startswith("sum((w*x+b)^2)"):
-        assert plan_forward and plan_backward  # w*x+b in place; the square's array in backward
+    forward, fused, backward = template.reuse_plan()
+    if text == "sum((w*x+b)^2)":  # nodes: w x b, 3 = w*x, 4 = 3+b, 5 = 4^2, 6 = sum(5)
+        # w*x+b in place; the squares summed without an array; 2*(w*x+b)*g into its array
+        assert (forward, fused, backward) == ({4: 3}, {6: 5}, {5: 4})
     kept = template.forward(list(arrays.values()))
     reused = template.forward(list(arrays.values()), reuse=True)
     out = template.output
@@ -188,7 +190,7 @@ def test_reusing_dead_arrays_changes_no_bit(text):
         assert adj_reused[j].tobytes() == adj_kept[j].tobytes() == ordinary.grads[name].tobytes()
     for name, v in arrays.items():  # bindings are never written to
         assert v.tobytes() == copies[name].tobytes()
-    again = {k: rng.standard_normal(1000) for k in arrays}
+    again = {k: rng.standard_normal(150_001) for k in arrays}
     copies = {k: v.copy() for k, v in again.items()}
     api._TEMPLATES.clear()
     for _ in range(3):  # the third trace replays a kept template with reuse
@@ -214,3 +216,26 @@ def test_a_compiled_templates_json_is_what_json_dumps_writes(text):
     trace = Trace(text, bindings, lean=False)
     trace.backward()
     assert "{" + body == json.dumps(trace.to_json())
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 127, 129, 8193, 65536, 65537, 131073, 999_999,
+                               2_000_003])
+def test_sum_of_squares_is_numpys_sum_of_the_squares_bit_for_bit(n):
+    from ddx.template import _sum_of_squares
+
+    x = np.random.default_rng(n).standard_normal(n) * 10.0 ** np.random.default_rng(n).uniform(-3, 3)
+    assert _sum_of_squares(x).tobytes() == np.sum(np.square(x)).tobytes()
+    m = x[: n - n % 3].reshape(-1, 3) if n >= 3 else x  # a 2-D contiguous array sums flat
+    assert _sum_of_squares(m).tobytes() == np.sum(np.square(m)).tobytes()
+
+
+def test_a_strided_binding_is_squared_and_summed_the_ordinary_way():
+    base = np.random.default_rng(4).standard_normal(300_002)
+    w = base[::2]  # not contiguous: no pairwise blocks, the squares are made
+    api._TEMPLATES.clear()
+    g = ddx.trace("sum(w^2)", w=w)
+    g.backward()
+    assert g._fast is not None
+    assert g.value.tobytes() == np.sum(np.square(w)).tobytes()
+    assert g.grads["w"].tobytes() == (2 * w).tobytes()
+    assert base.tobytes() == np.random.default_rng(4).standard_normal(300_002).tobytes()
