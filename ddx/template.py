@@ -18,6 +18,9 @@ from . import autograd
 from .autograd import unbroadcast
 from .ops import OPS
 
+_OP_JSON: dict[tuple, str] = {}  # (op, grad_fn) -> its two JSON fields
+_MIDDLE_JSON: dict[tuple, str] = {}  # (shape, requires_grad, is_leaf) -> the JSON between
+
 
 def _jstr(text: str) -> str:
     """json.dumps of a string; plain printable ASCII (names, labels) written directly."""
@@ -233,12 +236,22 @@ class Template:
         if self.parts is None:
             self.parts = []
             for i, name, op, grad_fn, inputs, shape, rg, leaf in self.static_rows():
-                head = (f'{{"id": {i}, "name": {_jstr(name)}, "op": {_jstr(op)}, "grad_fn": '
-                        f'{"null" if grad_fn is None else _jstr(grad_fn)}, "inputs": '
+                key = (op, grad_fn)
+                kind = _OP_JSON.get(key)
+                if kind is None:
+                    kind = _OP_JSON[key] = (f'"op": {_jstr(op)}, "grad_fn": '
+                                            f'{"null" if grad_fn is None else _jstr(grad_fn)}')
+                head = (f'{{"id": {i}, "name": {_jstr(name)}, {kind}, "inputs": '
                         f'[{", ".join(map(str, inputs))}], "value": ')
-                middle = (f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
-                          f'{"true" if rg else "false"}, "is_leaf": '
-                          f'{"true" if leaf else "false"}, "grad": ')
+                key = (tuple(shape), rg, leaf)
+                middle = _MIDDLE_JSON.get(key)
+                if middle is None:
+                    if len(_MIDDLE_JSON) > 4096:
+                        _MIDDLE_JSON.clear()
+                    middle = _MIDDLE_JSON[key] = (
+                        f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
+                        f'{"true" if rg else "false"}, "is_leaf": {"true" if leaf else "false"}'
+                        ', "grad": ')
                 self.parts.append((head, middle))
         return self.parts
 
