@@ -40,6 +40,19 @@ def median_time(fn, repeat: int, number: int = 1) -> float:
     return statistics.median(times)
 
 
+def interleaved(fns: dict, repeat: int, number: int = 1) -> dict[str, float]:
+    """Median time per call of each function, the functions taking turns round by round, so
+    that a noisy neighbour slows them alike and their ratio holds."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times[name].append((time.perf_counter() - start) / number)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def have(module: str) -> bool:
     try:
         __import__(module)
@@ -133,10 +146,8 @@ def in_process(rep: Report, repeat: int) -> None:
         g.backward()
         return g.grads
 
-    n = 300
-    rep.add("in-process", "ddx (parse every call)", median_time(ddx_fresh, repeat, n))
-    rep.add("in-process", "ddx (same text again: parse and graph cached)",
-            median_time(ddx_cached, repeat, n))
+    fns = {"ddx (parse every call)": ddx_fresh,
+           "ddx (same text again: parse and graph cached)": ddx_cached}
     if have("torch"):
         import torch
 
@@ -147,7 +158,7 @@ def in_process(rep: Report, repeat: int) -> None:
             L = eval(code, {}, {"w": w, "x": x, "b": b})  # noqa: S307 - the peer's own text
             L.backward()
             return w.grad, x.grad, b.grad
-        rep.add("in-process", "torch from text", median_time(torch_text, repeat, n))
+        fns["torch from text"] = torch_text
     if have("micrograd"):
         from micrograd.engine import Value
         compiled = compile(PY_SEED, "<e>", "eval")
@@ -157,7 +168,9 @@ def in_process(rep: Report, repeat: int) -> None:
             L = eval(compiled, {}, {"w": w, "x": x, "b": b})  # noqa: S307
             L.backward()
             return w.grad
-        rep.add("in-process", "micrograd (compiled once)", median_time(micro, repeat, n))
+        fns["micrograd (compiled once)"] = micro
+    for name, t in interleaved(fns, repeat, 300).items():
+        rep.add("in-process", name, t)
 
 
 def distinct_expressions(count: int, seed: int = 1) -> list[str]:
@@ -198,7 +211,6 @@ def many_expressions(rep: Report, count: int) -> None:
         for e in exprs:
             g = ddx.trace(e, w=0.3, x=0.7, b=-0.2)
             g.backward()
-    rep.add("distinct", "ddx", median_time(run_ddx, 3) / count)
     import io
 
     from ddx.batch import json_writer, run_jobs
@@ -208,7 +220,7 @@ def many_expressions(rep: Report, count: int) -> None:
     def run_batch():  # the batch path: a job file in, one JSON line (every node) out per job
         syntax._CACHE.clear()
         run_jobs(io.BytesIO(job_file), json_writer(io.StringIO()))
-    rep.add("distinct", "ddx batch (JSON lines out)", median_time(run_batch, 3) / count)
+    fns = {"ddx": run_ddx, "ddx batch (JSON lines out)": run_batch}
     if have("torch"):
         import torch
 
@@ -221,7 +233,9 @@ def many_expressions(rep: Report, count: int) -> None:
                        "tanh": torch.tanh, "exp": torch.exp}
                 out = eval(code, env)  # noqa: S307 - benchmark peer on its own text
                 out.backward()
-        rep.add("distinct", "torch from text", median_time(run_torch, 3) / count)
+        fns["torch from text"] = run_torch
+    for name, t in interleaved(fns, 5).items():
+        rep.add("distinct", name, t / count)
     if have("micrograd"):
         from micrograd.engine import Value
         arith = [e for e in exprs if not any(f in e for f in ("sin", "cos", "tanh", "exp"))]

@@ -208,7 +208,7 @@ def _template(program: Program, names, columns, numbers, shape_of, named, env, o
     self = Template()
     self.n = n
     self.slots = list(range(k))
-    self.scalar = all(s == () for s in shape_of)
+    self.scalar = not any(shape_of)  # every shape is ()
     self.values0 = [None] * n + numbers[::-1]
     op_col, kw_col, a_col, b_col, label_col = columns
     table = [OPS[name] for name in op_col]
@@ -267,14 +267,15 @@ def _template(program: Program, names, columns, numbers, shape_of, named, env, o
     self.shapes = [pairs.get(shape) or pairs.setdefault(shape, (shape, f64))
                    for shape in shape_of]
     self.output = out
-    self.g0 = np.ones(shape_of[out], dtype)  # what backward() (or "ones") seeds the output with
+    # what backward() (or "ones") seeds the output with
+    self.g0 = np.array(1.0, f64) if shape_of[out] == () else np.ones(shape_of[out], f64)
     self.one = self.g0 if shape_of[out] == () else None
     self.grads_at = [(name, i) for name, i in env.items() if i < k]
     out_name = "out"
     last = program.stmts[-1]
     if last.kind == "assign" and last.target.kind == "name":
         out_name = last.target.value
-    self.head = {"output": out_name, "shape": list(shape_of[out]), "dtype": str(f64),
+    self.head = {"output": out_name, "shape": list(shape_of[out]), "dtype": f64.name,
                  "grad_fn": table[out - k].grad_fn}
     source = program.source
 

@@ -121,7 +121,10 @@ def compile_expr(root: Ast) -> list[Ast]:
     while stack:
         node = pop()
         visit(node)
-        extend(_operands(node))
+        if node.kw or node.kind == "index":
+            extend(_operands(node))
+        elif node.kids:
+            extend(node.kids)
     code.reverse()
     return code
 

@@ -35,6 +35,15 @@ def _owned(arr, shape_dtype: tuple) -> bool:
         arr.flags.c_contiguous and (arr.shape, arr.dtype) == shape_dtype
 
 
+def _unless_events(result: list) -> list | None:
+    """``result``, or None when a floating-point event happened while making it (such a
+    job runs the ordinary way, which reports the warnings)."""
+    if autograd._FP_EVENTS:
+        autograd._FP_EVENTS.clear()
+        return None
+    return result
+
+
 def _stand_in(shape_dtype: tuple) -> np.ndarray:
     """A value given up: zeros of its shape without memory (VJPs may read shapes only)."""
     shape, dtype = shape_dtype
@@ -267,7 +276,6 @@ class Template:
         if reuse and not scalar:
             return self._forward_reusing(values)
         fns, kws, a_of, b_of = self.fn, self.kw, self.a, self.b
-        events = autograd._FP_EVENTS
         kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
         with autograd.fp_guard():
             for i in self.forward_order:
@@ -281,10 +289,7 @@ class Template:
                 else:
                     v = fns[i](*self._args(values, i))
                 values[i] = v if type(v) in kinds else np.asarray(v)
-        if events:
-            events.clear()
-            return None
-        return values
+        return _unless_events(values)
 
     def _args(self, values: list, i: int) -> list:
         if self.a[i] is None:
@@ -369,7 +374,6 @@ class Template:
         plan, fused, _ = self.reuse_plan()
         squares = {q: s for s, q in fused.items()}
         fns, kws, ops, shapes = self.fn, self.kw, self.op, self.shapes
-        events = autograd._FP_EVENTS
         with autograd.fp_guard():
             for i in self.forward_order:
                 if i in squares:  # summed without its array (below), made there if need be
@@ -393,10 +397,7 @@ class Template:
                     continue
                 v = fns[i](*args, **kw)
                 values[i] = v if type(v) is np.ndarray else np.asarray(v)
-        if events:
-            events.clear()
-            return None
-        return values
+        return _unless_events(values)
 
     def backward(self, values: list, g0: np.ndarray, *, reuse: bool = False) -> list | None:
         """Every node's gradient, in the order the recorded backward pass used; None as above.
@@ -411,7 +412,6 @@ class Template:
         adj[self.output] = g0[()]
         vjp_of, kws, a_of, b_of, slots_of = self.vjp, self.kw, self.a, self.b, self.grad_slots
         kinds = (np.ndarray, np.float64)
-        events = autograd._FP_EVENTS
         with autograd.fp_guard():
             for i in self.backward_order:
                 vjps, a, b, kw = vjp_of[i], a_of[i], b_of[i], kws[i]
@@ -431,10 +431,7 @@ class Template:
                         gi = np.asarray(gi)
                     prev = adj[j]
                     adj[j] = gi if prev is None else prev + gi
-        if events:
-            events.clear()
-            return None
-        return adj
+        return _unless_events(adj)
 
     def _slot_input(self, i: int, slot: int) -> int:
         if self.a[i] is None:
@@ -445,7 +442,6 @@ class Template:
         adj: list = [None] * self.n
         adj[self.output] = g0
         shapes, ops = self.shapes, self.op
-        events = autograd._FP_EVENTS
         with autograd.fp_guard():
             for i in self.backward_order:
                 vjps, kw = self.vjp[i], self.kw[i] or {}
@@ -472,10 +468,7 @@ class Template:
                         gi = gi.astype(dtype)
                     prev = adj[j]
                     adj[j] = gi if prev is None else np.asarray(prev + gi)
-        if events:
-            events.clear()
-            return None
-        return adj
+        return _unless_events(adj)
 
     def grads(self, adj: list) -> dict:
         return {name: None if adj[j] is None else np.asarray(adj[j]) for name, j in self.grads_at}
