@@ -125,3 +125,32 @@ def test_deep_sum_and_nested_parentheses_do_not_recurse():
     g = ddx.trace("sin(" * 3000 + "x" + ")" * 3000, x=0.5)
     g.backward()
     assert np.isfinite(g.grads["x"])
+
+
+def test_parser_tables_are_built_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    import os
+
+    from ddx import syntax
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(syntax, "_TABLES", None)
+    built = syntax.tables()  # no cache yet: Lark analyses the grammar, the tables are written
+    files = os.listdir(tmp_path / "ddx")
+    assert len(files) == 1 and files[0].startswith("tables-") and files[0].endswith(".marshal")
+    monkeypatch.setattr(syntax, "_TABLES", None)
+    monkeypatch.setattr(syntax, "_build_tables", lambda grammar: 1 / 0)  # must not be needed
+    read = syntax.tables()
+    assert read.action == built.action and read.goto == built.goto
+    program = syntax.parse("y = (w*x + b)^2; y", cache=False)
+    assert [s.kind for s in program.stmts] == ["assign", "expr"]
+    assert program.stmts[0].value.kind == "bin" and program.stmts[0].value.value == "^"
+
+
+def test_parser_tables_work_without_a_writable_cache(tmp_path, monkeypatch):
+    from ddx import syntax
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    monkeypatch.setattr(syntax, "_TABLES", None)
+    assert syntax.parse("2 * x", cache=False).stmts[0].value.value == "*"
