@@ -479,9 +479,11 @@ class Template:
         adj = self.backward(values, self.g0) if values is not None else None
         if adj is None:
             return None
-        nodes = ", ".join(f"{head}{_dump(values[i])}{middle}{_dump(adj[i])}}}"
-                          for i, (head, middle) in enumerate(self.json_parts()))
-        grads = ", ".join(f"{json.dumps(name)}: {_dump(adj[j])}" for name, j in self.grads_at)
+        value_texts = [_dump(v) for v in values[:self.n]]
+        grad_texts = [_dump(g) for g in adj]
+        nodes = ", ".join([f"{head}{v}{middle}{g}}}" for (head, middle), v, g
+                           in zip(self.json_parts(), value_texts, grad_texts)])
+        grads = ", ".join(f"{_jstr(name)}: {grad_texts[j]}" for name, j in self.grads_at)
         h = self.head
         return JsonBody(f'"output": {json.dumps(h["output"])}, "value": '
                         f'{_dump(values[self.output])}, "shape": {json.dumps(h["shape"])}, '
