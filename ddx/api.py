@@ -12,14 +12,13 @@ import numpy as np
 from . import autograd
 from .errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
 from .gcpause import paused
+from .ops import display_name
 from .program import DTYPES, Evaluator
 from .syntax import parse
 from .tensor import Tensor
 
 OUTPUT_NAME = "out"
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-DISPLAY_OP = {"pow_scalar": "pow", "rpow_scalar": "pow", "dot": "matmul", "mv": "matmul",
-              "vm": "matmul", "mm": "matmul"}
 
 
 def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
@@ -306,7 +305,7 @@ class Trace:
             nodes.append({
                 "id": i,
                 "name": t.name or t.label or "?",
-                "op": DISPLAY_OP.get(op, "stack" if op.startswith("stack") else op),
+                "op": display_name(op),
                 "grad_fn": fn.name if fn is not None else None,
                 "inputs": [ids[id(s)] for s in t.inputs if id(s) in ids],
                 "value": jsonable(value),

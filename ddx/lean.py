@@ -16,15 +16,13 @@ import math
 
 import numpy as np
 
-from .ops import OPS, REDUCTIONS, UNARY
-from .program import CONSTANTS, DIM_GRAD_FN, compile_expr, fold_numbers
+from .ops import OPS, REDUCTIONS, UNARY, display_name
+from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import Program
 from .template import Template
 
 _UNARY = frozenset(UNARY)
 _REDUCTIONS = frozenset(REDUCTIONS)
-_DISPLAY = {"pow_scalar": "pow", "rpow_scalar": "pow"}
-del DIM_GRAD_FN  # reductions with dim= are not compiled here: the ordinary path names them
 
 
 class _Weak:
@@ -43,8 +41,9 @@ def compile_program(program: Program, names: list[str], shapes: list[tuple],
         return None
     source = program.source
     k = len(names)
-    # per recorded op: (op name, kw or None, input, second input or None, Ast or label);
-    # inputs are node indexes, or negative indexes of plain numbers (Template's layout)
+    # per recorded op, in columns: op name, kw or None, input, second input or None, and the
+    # Ast whose span is its label (or the label); inputs are node indexes, or negative
+    # indexes of plain numbers (Template's layout)
     op_col: list[str] = []
     kw_col: list = []
     a_col: list[int] = []
@@ -285,7 +284,7 @@ def _template(program: Program, names, columns, numbers, shape_of, named, env, o
         for i, (name, a, b, label) in enumerate(zip(op_col, a_col, b_col, label_col), k):
             if type(label) is not str:
                 label = _label(source, label.start, label.end)
-            found.append((i, named.get(i) or label or "?", _DISPLAY.get(name, name),
+            found.append((i, named.get(i) or label or "?", display_name(name),
                           table[i - k].grad_fn, [j for j in (a, b) if j is not None and j >= 0],
                           list(shape_of[i]), True, False))
         return found

@@ -324,6 +324,15 @@ def stack_op(n: int) -> Op:
     return OPS[name]
 
 
+# What the JSON and the pictures call an op where its table name is an implementation detail.
+_SHOWN = {"pow_scalar": "pow", "rpow_scalar": "pow", "dot": "matmul", "mv": "matmul",
+          "vm": "matmul", "mm": "matmul"}
+
+
+def display_name(op_name: str) -> str:
+    return _SHOWN.get(op_name) or ("stack" if op_name.startswith("stack") else op_name)
+
+
 # Functions a user may call by name, with how many positional tensor arguments each takes.
 UNARY = ("abs sqrt exp log log2 log10 sin cos tan asin acos atan sinh cosh tanh sigmoid relu "
          "softplus reciprocal").split()

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import autograd
 from .autograd import unbroadcast
-from .ops import OPS
+from .ops import OPS, display_name
 
 _OP_JSON: dict[tuple, str] = {}  # (op, grad_fn) -> its two JSON fields
 _MIDDLE_JSON: dict[tuple, str] = {}  # (shape, requires_grad, is_leaf) -> the JSON between
@@ -223,8 +223,7 @@ class Template:
         for i, t in enumerate(nodes):
             fn = t.grad_fn
             self.statics.append((i, t.name or t.label or "?",
-                                 _api().DISPLAY_OP.get(t.op, "stack" if t.op.startswith("stack")
-                                                       else t.op),
+                                 display_name(t.op),
                                  fn.name if fn is not None else None,
                                  [index[id(s)] for s in t.inputs if id(s) in index],
                                  list(t.value.shape), t.requires_grad, fn is None))
