@@ -1,11 +1,14 @@
-"""Replaying a recorded graph with new bindings: for batch jobs that share an expression.
+"""Values and gradients without the Tensor graph: a graph as flat columns, replayed.
 
-The first job with a given expression text, options and binding shapes runs the ordinary way
-(parse, evaluate, backward) and its graph is kept as a template: the ops in order, where each
-input comes from, the order in which backward visited the nodes, and every field of the JSON
-that does not depend on the values. Later jobs only recompute values and gradients through
-the same op table, in the same order, so their output is identical to a fresh run's. A job
-whose numbers raise a floating-point event (a domain warning) is run the ordinary way."""
+A template holds the ops in order, where each input comes from, the order in which backward
+visits the nodes, and every field of the JSON that does not depend on the values. It comes
+from a finished trace (``Template.from_trace``, when the same text, options and binding
+shapes come back) or straight from the syntax tree (``lean.compile_program``). A replay only
+recomputes values and gradients through the same op table, in the same order, so its
+numbers and JSON are identical to a fresh run's. A replay whose numbers raise a
+floating-point event (a domain warning) returns None and the caller runs the ordinary way,
+which reports the warnings. Library replays may also overwrite arrays nothing reads any more
+(``Template.reuse_plan``)."""
 
 from __future__ import annotations
 
