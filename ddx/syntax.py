@@ -229,6 +229,7 @@ class Tables:
         self.ignore = frozenset(ignore)
         builder = Builder()
         self.units: dict = {}  # (state below, top state, lookahead) -> state after unit rules
+        self.after: dict = {}  # (state below, rule reduced, lookahead) -> the same, after goto
         self.rules = [self._callback(builder, *rule) for rule in data["rules"]]
 
     @staticmethod
@@ -404,6 +405,7 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
     goto = tab.goto
     rules = tab.rules
     units = tab.units
+    after = tab.after
     end_state = tab.end
     state_stack = [tab.start]
     value_stack: list = []
@@ -420,8 +422,8 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
                 push_value(tok)
                 break
             size, build, origin = rules[~act]
-            if build is None:  # unit rules (expr: sum, sum: product, ...): one memoised jump
-                below = state_stack[-2]
+            if build is None:  # a unit rule (expr: sum, ...) on top: one memoised jump (every
+                below = state_stack[-2]  # reduce below resolves these already; kept whole)
                 key = (below, state_stack[-1], kind)
                 top = units.get(key)
                 if top is None:
@@ -441,8 +443,20 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
             else:
                 value = build()
             push_value(value)
-            push_state(goto[state_stack[-1]][origin])
-            if kind == "$END" and state_stack[-1] == end_state:
+            # the goto, and the unit rules this lookahead reduces next, in one memoised jump
+            below = state_stack[-1]
+            key = (below, origin, kind)
+            top = after.get(key)
+            if top is None:
+                top = goto[below][origin]
+                while True:
+                    step = action[top].get(kind)
+                    if step is None or step >= 0 or rules[~step][1] is not None:
+                        break
+                    top = goto[below][rules[~step][2]]
+                after[key] = top
+            push_state(top)
+            if kind == "$END" and top == end_state:
                 return value
     raise _Unexpected("$END", "", tokens[-1][2], tokens[-1][3], ())
 
