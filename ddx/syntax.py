@@ -422,8 +422,10 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
                 push_value(tok)
                 break
             size, build, origin = rules[~act]
-            if build is None:  # a unit rule (expr: sum, ...) on top: one memoised jump (every
-                below = state_stack[-2]  # reduce below resolves these already; kept whole)
+            # a unit rule (expr: sum, ...) on top: one memoised jump (every reduce below
+            # already resolves the unit rules after it, so this is only a safety net)
+            if build is None:
+                below = state_stack[-2]
                 key = (below, state_stack[-1], kind)
                 top = units.get(key)
                 if top is None:
