@@ -107,6 +107,13 @@ class Builder:
         text = tok[1]
         is_int = text.isdigit()
         value = int(text) if is_int else float(text)
+        if is_int and len(text) > 308:  # no float64 holds it (Python: OverflowError)
+            try:
+                float(value)
+            except OverflowError:
+                raise DdxSyntaxError("integer too large for a float64 (at most about 1.8e308)",
+                                     start=tok[2], end=tok[3],
+                                     hint="write it as a float, e.g. 1e400 (which is inf)")
         return Ast("num", (value, is_int), (), (), tok[2], tok[3])
 
     def name(self, tok):

@@ -166,3 +166,14 @@ def test_empty_expression_and_constant_domain_warning(run):
     code, out, err = run("1/0", "--json")
     assert code == 0 and json.loads(out)["value"] == "inf"
     assert "warning: 1/0 gives inf" in err
+
+
+def test_an_integer_too_large_for_a_float_is_a_syntax_error(run):
+    big = "1" + "0" * 400
+    code, out, err = run(f"x * {big}", "x=1")
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert lines[0] == "error: integer too large for a float64 (at most about 1.8e308)"
+    assert lines[2].index("^") == len("  x * ")  # the caret points at the literal
+    code, out, _ = run("x * 1e400", "x=1", "--json")  # a float literal is inf, as in Python
+    assert code == 0 and json.loads(out)["value"] == "inf"
