@@ -30,8 +30,22 @@ def fp_handler(kind: str, flag: int) -> None:
 
 
 def fp_guard():
-    """The errstate under which ddx evaluates: domain problems are recorded, never raised."""
+    """The errstate under which ddx evaluates: domain problems are recorded, never raised.
+
+    Events nobody took up before belong to no op of this evaluation: they are dropped, so
+    that they are never reported against the next op."""
+    _FP_EVENTS.clear()
     return np.errstate(call=fp_handler, divide="call", over="call", invalid="call", under="ignore")
+
+
+def _summed(t: Tensor, total) -> None:
+    """After adding gradients for ``t``: report a floating-point event of the sum itself
+    (inf + -inf is nan), as the VJPs' own events are reported."""
+    if _FP_EVENTS:
+        _FP_EVENTS.clear()
+        where = t.label or t.name or "?"
+        WARNINGS.append((where, f"the gradients reaching {where} add up to "
+                                f"{_describe(np.asarray(total))}"))
 
 
 def _describe(value: np.ndarray) -> str:
@@ -254,6 +268,8 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
             f = t.grad_fn
             if f is None:
                 sink(t, gi)
+                if _FP_EVENTS:
+                    _summed(t, t.grad if t.grad is not None else gi)
                 continue
             if f not in pending:
                 pending[f] = gi
@@ -262,6 +278,8 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
             else:
                 pending[f] = np.asarray(pending[f] + gi)
                 owned.add(id(pending[f]))
+            if _FP_EVENTS:
+                _summed(t, pending[f])
             deps[f] -= 1
             if deps[f] == 0:
                 ready.append(f)

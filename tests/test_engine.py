@@ -209,3 +209,18 @@ def test_replay_falls_back_for_domain_problems_and_other_shapes():
     v = ddx.trace("log(x) * y", x=[1.0, 2.0], y=3.0)  # another shape: another template
     np.testing.assert_allclose(v.value, [0.0, 3 * np.log(2.0)])
     assert v._fast is not None and v._fast.template.n == 4  # x, y, log(x), product
+
+
+def test_a_gradient_sum_that_overflows_is_reported_and_nothing_leaks_into_the_next_trace():
+    from ddx.api import Trace
+
+    g = Trace("x*1e308*10 - x*1e308*10", {"x": 1.0}, lean=False)
+    g.backward()
+    assert np.isnan(g.grads["x"])  # inf + -inf
+    assert g.warnings[-1] == "the gradients reaching x add up to nan"
+    h = Trace("tanh(2) * x", {"x": 1.0}, lean=False)  # a clean trace right after
+    h.backward()
+    assert h.warnings == []
+    lean = ddx.trace("x*1e308*10 - x*1e308*10", x=1.0)  # the template path falls back
+    lean.backward()
+    assert lean.warnings == g.warnings

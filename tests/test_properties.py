@@ -95,6 +95,32 @@ def test_any_input_gives_a_result_or_a_ddx_error(text):
         assert exc.exit_code in (1, 2)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SYMBOLS), max_size=25).map("".join))
+def test_values_and_gradients_first_agree_with_the_graph_for_any_input(text):
+    """Asking for gradients before anything else takes the template path (ddx/lean.py); it
+    must raise the same errors and give the same numbers as the graph built afterwards."""
+    from ddx.api import Trace
+    from ddx.errors import DdxError
+
+    bindings = {"x": 0.5, "y": 2.0, "v": [1.0, -2.0]}
+    try:
+        ordinary = Trace(text, bindings, lean=False)
+        ordinary.backward()
+        want = (ordinary.value.tobytes(), {k: None if g is None else g.tobytes()
+                                           for k, g in ordinary.grads.items()})
+    except DdxError as exc:
+        want = (type(exc), exc.message)
+    try:
+        g = ddx.trace(text, **bindings)
+        g.backward()
+        got = (g.value.tobytes(), {k: None if v is None else v.tobytes()
+                                   for k, v in g.grads.items()})
+    except DdxError as exc:
+        got = (type(exc), exc.message)
+    assert got == want
+
+
 REPL_SYMBOLS = ["x", "y", " = ", "tensor(", "2.0", "[1., 2.]", ", requires_grad=true", ")", "(",
                 ".grad", ".grad_fn", ".next_functions", "[0]", ".backward()", ".retain_grad()",
                 ".detach()", ".item()", ".zero_()", "\n", "with no_grad:", "  ", " * ", " + ",
