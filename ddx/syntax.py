@@ -235,8 +235,9 @@ class Tables:
             + r"|(?P<_BAD>[\s\S]))")
         self.ignore = frozenset(ignore)
         builder = Builder()
-        self.units: dict = {}  # (state below, top state, lookahead) -> state after unit rules
-        self.after: dict = {}  # (state below, rule reduced, lookahead) -> the same, after goto
+        # (state below, rule reduced, lookahead) -> the state after its goto and the unit
+        # rules (expr: sum, sum: product, ...) that lookahead reduces next
+        self.after: dict = {}
         self.rules = [self._callback(builder, *rule) for rule in data["rules"]]
 
     @staticmethod
@@ -411,7 +412,6 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
     action = tab.action
     goto = tab.goto
     rules = tab.rules
-    units = tab.units
     after = tab.after
     end_state = tab.end
     state_stack = [tab.start]
@@ -429,29 +429,15 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
                 push_value(tok)
                 break
             size, build, origin = rules[~act]
-            # a unit rule (expr: sum, ...) on top: one memoised jump (every reduce below
-            # already resolves the unit rules after it, so this is only a safety net)
-            if build is None:
-                below = state_stack[-2]
-                key = (below, state_stack[-1], kind)
-                top = units.get(key)
-                if top is None:
-                    top = goto[below][origin]
-                    while True:
-                        step = action[top].get(kind)
-                        if step is None or step >= 0 or rules[~step][1] is not None:
-                            break
-                        top = goto[below][rules[~step][2]]
-                    units[key] = top
-                state_stack[-1] = top
-                continue
-            if size:
+            if build is None:  # a unit rule (expr: sum, ...): the value passes through
+                del state_stack[-1]  # (reached only if a jump below stopped short of one)
+            elif size:
                 value = build(*value_stack[-size:])
                 del state_stack[-size:]
                 del value_stack[-size:]
+                push_value(value)
             else:
-                value = build()
-            push_value(value)
+                push_value(build())
             # the goto, and the unit rules this lookahead reduces next, in one memoised jump
             below = state_stack[-1]
             key = (below, origin, kind)
@@ -466,7 +452,7 @@ def _parse_tokens(tokens: list[tuple], tab: Tables):
                 after[key] = top
             push_state(top)
             if kind == "$END" and top == end_state:
-                return value
+                return value_stack[-1]
     raise _Unexpected("$END", "", tokens[-1][2], tokens[-1][3], ())
 
 
