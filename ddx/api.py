@@ -68,11 +68,10 @@ class Trace:
             if template is None and lean and wrt is None and no_grad is None \
                     and autograd.GRAD_MODE.enabled:
                 # a common program compiles straight to a template: no Tensor graph until asked
-                from .lean import compile_program
+                from .lean import compile_source
 
-                with paused():
-                    template = compile_program(parse(source, keep=False), list(arrays),
-                                               [a.shape for a in arrays.values()], self.dtype)
+                template = compile_source(source, list(arrays),
+                                          [a.shape for a in arrays.values()], self.dtype)
                 if template is not None:
                     _remember(self._key, template)
             if template is not None:

@@ -14,7 +14,6 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import DdxError, DdxUsageError
-from .gcpause import paused
 from .program import CONSTANTS, FUNCTIONS, compile_expr
 from .syntax import Program, parse
 
@@ -29,14 +28,20 @@ VALUED = {"--wrt": "wrt", "--no-grad": "no_grad", "--grad-output": "grad_output"
 _WORD = re.compile(r"""(?:[^\s"'\\]+|"[^"\\]*"|'[^']*')+""")
 
 
+_QUOTED = re.compile(r"\"([^\"]*)\"|'([^']*)'")
+
+
+def _unquote(m: re.Match) -> str:
+    return m.group(1) if m.group(1) is not None else m.group(2)
+
+
 def _split(text: str) -> list[str]:
     """Shell-style words. Without backslashes a regex does it (shlex is slow per line);
     with them, shlex itself."""
     if "\\" not in text:
         words = _WORD.findall(text)
         if not _WORD.sub("", text).strip():  # every character belongs to a word: no stray quote
-            return [re.sub(r"\"([^\"]*)\"|'([^']*)'", lambda m: m.group(1) if m.group(1)
-                           is not None else m.group(2), w) for w in words]
+            return [_QUOTED.sub(_unquote, w) if '"' in w or "'" in w else w for w in words]
     try:
         return shlex.split(text)
     except ValueError as exc:
@@ -189,18 +194,13 @@ class Replayer:
 
     @staticmethod
     def compile(expr: str, names: list[str], values: list, opts: dict):
-        """A template straight from the AST (ddx/lean.py) for a job with a scalar output and
+        """A template straight from the text (ddx/lean.py) for a job with a scalar output and
         no options, or None: that job runs the ordinary way, errors and all."""
-        from .lean import compile_program
+        from .lean import compile_source
         from .program import DTYPES
 
-        try:
-            with paused():
-                template = compile_program(parse(expr, keep=False), names,
-                                           [v.shape for v in values],
-                                           np.dtype(DTYPES.get(opts.get("dtype", "float64"))))
-        except DdxError:
-            return None
+        template = compile_source(expr, names, [v.shape for v in values],
+                                  np.dtype(DTYPES.get(opts.get("dtype", "float64"))))
         return template if template is not None and template.one is not None else None
 
     def keep(self, key, make: Callable) -> None:

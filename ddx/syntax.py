@@ -224,21 +224,29 @@ class Tables:
                     self.goto[state][sym] = arg
         self.keywords = data["keywords"]  # terminal -> {text: keyword terminal}
         ignore = set(data["ignore"])
-        # blanks and line continuations are skipped in front of each token, inside the same
-        # match; comments stay tokens of their own (a comment ends a line: it is part of _NL)
+        # The lexer: one findall gives (blanks, token) pairs, the blanks and line continuations
+        # in front of each token and the token's text; each distinct text is then classified
+        # once by the named-group pattern below (the same alternatives in the same order, so
+        # the same terminal as a match at its place in the text). Comments stay tokens of their
+        # own (a comment ends a line: it is part of _NL). A last catch-all alternative makes
+        # any other character an error token, so nothing is ever skipped silently.
         blanks = [rx for name, rx in data["terminals"] if name in ignore and name != "COMMENT"]
-        terms = [(name, rx) for name, rx in data["terminals"] if name not in blanks]
-        # (a last catch-all group turns any other character into an error token, so that a
-        # finditer over the text never skips anything silently)
-        self.lexer = re.compile(f"(?:{'|'.join(blanks)})*(?:" + "|".join(
-            f"(?P<{name}>{rx})" for name, rx in terms if name not in ignore or name == "COMMENT")
-            + r"|(?P<_BAD>[\s\S]))")
+        terms = [(name, rx) for name, rx in data["terminals"]
+                 if name not in ignore or name == "COMMENT"]
+        self.scan = re.compile(f"((?:{'|'.join(blanks)})*)(" + "|".join(
+            f"(?:{rx})" for _, rx in terms) + r"|[\s\S])")
+        if self.scan.groups != 2:  # a grammar regex with a capturing group would add columns
+            raise ValueError("grammar terminals must use non-capturing groups (?:...)")
+        self.classify = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in terms) +
+                                   r"|(?P<_BAD>[\s\S])").fullmatch
+        self.kinds: dict[str, str] = {}  # token text -> terminal (keywords resolved)
         self.ignore = frozenset(ignore)
         builder = Builder()
         # (state below, rule reduced, lookahead) -> the state after its goto and the unit
         # rules (expr: sum, sum: product, ...) that lookahead reduces next
         self.after: dict = {}
-        self.rules = [self._callback(builder, *rule) for rule in data["rules"]]
+        self.data_rules = data["rules"]  # (for other builders: see lean.compile_source)
+        self.rules = [self._callback(builder, *rule) for rule in self.data_rules]
 
     @staticmethod
     def _callback(builder, origin, size, keep, expand1, alias):
@@ -352,21 +360,24 @@ def tables() -> Tables:
 
 def _lex(text: str, tab: Tables) -> list[tuple]:
     """Tokens, with newlines inside brackets dropped and indentation made into _INDENT/_DEDENT."""
-    keywords = tab.keywords.get("NAME", {})
+    kinds = tab.kinds
     n = len(text)
     depth = 0
     levels = [0]
     out: list[tuple] = []
     append = out.append
-    for m in tab.lexer.finditer(text):  # blanks go inside each match, before the token
-        kind = m.lastgroup
-        value = m[kind]
-        end = m.end()
-        start = end - len(value)
-        if kind == "NAME":
-            if value in keywords:
-                kind = keywords[value]
-        elif kind == "_NL":
+    end = 0
+    for blank, value in tab.scan.findall(text):
+        start = end + len(blank)
+        end = start + len(value)
+        kind = kinds.get(value)
+        if kind is None:
+            kind = tab.classify(value).lastgroup
+            if kind == "NAME":
+                kind = tab.keywords.get("NAME", {}).get(value, kind)
+            if len(kinds) < 65536:  # (names and numbers are open-ended: a bounded memo)
+                kinds[value] = kind
+        if kind == "_NL":
             if depth == 0:
                 append(("_NL", value, start, end))
                 if "\n" in value:
@@ -407,11 +418,12 @@ class _Unexpected(Exception):
         self.expected = set(expected)
 
 
-def _parse_tokens(tokens: list[tuple], tab: Tables):
-    """The LALR(1) loop: shift, or reduce with the rule's builder; explicit stacks only."""
+def _parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
+    """The LALR(1) loop: shift, or reduce with the rule's builder (``rules``: another builder's
+    callbacks, from Tables._callback); explicit stacks only."""
     action = tab.action
     goto = tab.goto
-    rules = tab.rules
+    rules = tab.rules if rules is None else rules
     after = tab.after
     end_state = tab.end
     state_stack = [tab.start]

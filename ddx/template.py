@@ -3,7 +3,7 @@
 A template holds the ops in order, where each input comes from, the order in which backward
 visits the nodes, and every field of the JSON that does not depend on the values. It comes
 from a finished trace (``Template.from_trace``, when the same text, options and binding
-shapes come back) or straight from the syntax tree (``lean.compile_program``). A replay only
+shapes come back) or straight from the source text (``lean.compile_source``). A replay only
 recomputes values and gradients through the same op table, in the same order, so its
 numbers and JSON are identical to a fresh run's. A replay whose numbers raise a
 floating-point event (a domain warning) returns None and the caller runs the ordinary way,
@@ -13,6 +13,7 @@ which reports the warnings. Library replays may also overwrite arrays nothing re
 from __future__ import annotations
 
 import json
+import re
 from math import isfinite
 
 import numpy as np
@@ -25,11 +26,35 @@ _OP_JSON: dict[tuple, str] = {}  # (op, grad_fn) -> its two JSON fields
 _MIDDLE_JSON: dict[tuple, str] = {}  # (shape, requires_grad, is_leaf) -> the JSON between
 
 
+# printable ASCII but '"', '\\' and '%': what json.dumps writes as it is (and %-formats keep)
+_PLAIN = re.compile(r'[ !#$&-\[\]-~]*').fullmatch
+
+
 def _jstr(text: str) -> str:
     """json.dumps of a string; plain printable ASCII (names, labels) written directly."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    return json.dumps(text)
+    return f'"{text}"' if _PLAIN(text) else json.dumps(text)
+
+
+def _op_json(op: str, grad_fn: str | None) -> str:
+    """A node's "op" and "grad_fn" fields, as json.dumps writes them."""
+    _OP_JSON[op, grad_fn] = text = (f'"op": {_jstr(op)}, "grad_fn": '
+                                   f'{"null" if grad_fn is None else _jstr(grad_fn)}')
+    return text
+
+
+def _middle_json(shape: tuple, rg: bool, leaf: bool) -> str:
+    """The fields between a node's value and its grad (a %-format: the grad is %s)."""
+    if len(_MIDDLE_JSON) > 4096:
+        _MIDDLE_JSON.clear()
+    _MIDDLE_JSON[shape, rg, leaf] = text = (
+        f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
+        f'{"true" if rg else "false"}, "is_leaf": {"true" if leaf else "false"}, "grad": %s}}')
+    return text
+
+
+def _fixed(text: str) -> str:
+    """Text for a %-format that prints as itself."""
+    return text.replace("%", "%%")
 
 
 def _owned(arr, shape_dtype: tuple) -> bool:
@@ -119,6 +144,18 @@ def _dump(value) -> str:
     return json.dumps(_api().jsonable(value))
 
 
+_NONFINITE = frozenset(("nan", "inf", "-inf"))
+
+
+def _texts(values: list) -> list[str]:
+    """[_dump(v) for v in values]; all finite float64 scalars (the common case) at C speed."""
+    try:
+        texts = list(map(float.__repr__, values))  # (np.float64 is a float; None, arrays raise)
+    except TypeError:
+        return [_dump(v) for v in values]
+    return texts if _NONFINITE.isdisjoint(texts) else [_dump(v) for v in values]
+
+
 # The input slots that receive gradients, shared between ops (no new object per op).
 _SLOTS = {(): (), (0,): (0,), (1,): (1,), (0, 1): (0, 1)}
 
@@ -138,7 +175,7 @@ class Template:
 
     __slots__ = ("n", "slots", "scalar", "values0", "op", "fn", "vjp", "kw", "a", "b", "many",
                  "grad_slots", "forward_order", "backward_order", "shapes", "output", "g0",
-                 "one", "grads_at", "head", "statics", "parts", "reuse")
+                 "one", "grads_at", "head", "statics", "fmt", "reuse")
 
     def _columns(self, n: int) -> None:
         self.op = [None] * n
@@ -229,8 +266,8 @@ class Template:
                                  display_name(t.op),
                                  fn.name if fn is not None else None,
                                  [index[id(s)] for s in t.inputs if id(s) in index],
-                                 list(t.value.shape), t.requires_grad, fn is None))
-        self.parts = None  # written on first use: only batch output needs them
+                                 t.value.shape, t.requires_grad, fn is None))
+        self.fmt = None  # written on first use: only batch output needs it
         self.reuse = None
         return self
 
@@ -241,30 +278,25 @@ class Template:
             self.statics = self.statics()
         return self.statics
 
-    def json_parts(self) -> list[tuple[str, str]]:
-        """Every fixed piece of the JSON, written once: per node, the text before its value and
-        the text between value and grad (what json.dumps writes, separators and escapes)."""
-        if self.parts is None:
-            self.parts = []
+    def json_format(self) -> str:
+        """The whole JSON document (after its opening brace) as one %-format, written once:
+        every fixed field as json.dumps writes it, and a ``%s`` for each number that a replay
+        fills in: the output's value, each gradient, then every node's value and grad."""
+        if self.fmt is None:
+            nodes = []
             for i, name, op, grad_fn, inputs, shape, rg, leaf in self.static_rows():
-                key = (op, grad_fn)
-                kind = _OP_JSON.get(key)
-                if kind is None:
-                    kind = _OP_JSON[key] = (f'"op": {_jstr(op)}, "grad_fn": '
-                                            f'{"null" if grad_fn is None else _jstr(grad_fn)}')
-                head = (f'{{"id": {i}, "name": {_jstr(name)}, {kind}, "inputs": '
-                        f'[{", ".join(map(str, inputs))}], "value": ')
-                key = (tuple(shape), rg, leaf)
-                middle = _MIDDLE_JSON.get(key)
-                if middle is None:
-                    if len(_MIDDLE_JSON) > 4096:
-                        _MIDDLE_JSON.clear()
-                    middle = _MIDDLE_JSON[key] = (
-                        f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
-                        f'{"true" if rg else "false"}, "is_leaf": {"true" if leaf else "false"}'
-                        ', "grad": ')
-                self.parts.append((head, middle))
-        return self.parts
+                kind = _OP_JSON.get((op, grad_fn)) or _op_json(op, grad_fn)
+                middle = _MIDDLE_JSON.get((shape, rg, leaf)) or _middle_json(shape, rg, leaf)
+                name = f'"{name}"' if _PLAIN(name) else _fixed(json.dumps(name))
+                nodes.append(f'{{"id": {i}, "name": {name}, {kind}, "inputs": {inputs}, '
+                             f'"value": %s{middle}')  # (a list of ints prints as JSON does)
+            h = self.head
+            grads = ", ".join(f"{_fixed(_jstr(name))}: %s" for name, _ in self.grads_at)
+            self.fmt = (f'"output": {_fixed(json.dumps(h["output"]))}, "value": %s, "shape": '
+                        f'{json.dumps(h["shape"])}, "dtype": {json.dumps(h["dtype"])}, '
+                        f'"grad_fn": {json.dumps(h["grad_fn"])}, "gradients": {{{grads}}}, '
+                        f'"nodes": [{", ".join(nodes)}], "warnings": []}}')
+        return self.fmt
 
     def forward(self, bindings: list[np.ndarray], *, reuse: bool = False) -> list | None:
         """Every node's value for new bindings; None when a floating-point event happens.
@@ -481,14 +513,12 @@ class Template:
         adj = self.backward(values, self.g0) if values is not None else None
         if adj is None:
             return None
-        value_texts = [_dump(v) for v in values[:self.n]]
-        grad_texts = [_dump(g) for g in adj]
-        nodes = ", ".join([f"{head}{v}{middle}{g}}}" for (head, middle), v, g
-                           in zip(self.json_parts(), value_texts, grad_texts)])
-        grads = ", ".join(f"{_jstr(name)}: {grad_texts[j]}" for name, j in self.grads_at)
-        h = self.head
-        return JsonBody(f'"output": {json.dumps(h["output"])}, "value": '
-                        f'{_dump(values[self.output])}, "shape": {json.dumps(h["shape"])}, '
-                        f'"dtype": {json.dumps(h["dtype"])}, "grad_fn": '
-                        f'{json.dumps(h["grad_fn"])}, "gradients": {{{grads}}}, '
-                        f'"nodes": [{nodes}], "warnings": []}}')
+        n = self.n
+        value_texts = _texts(values[:n])
+        grad_texts = _texts(adj)
+        fields = [None] * (2 * n)
+        fields[::2] = value_texts
+        fields[1::2] = grad_texts
+        head = [value_texts[self.output]]
+        head += [grad_texts[j] for _, j in self.grads_at]
+        return JsonBody(self.json_format() % tuple(head + fields))

@@ -15,8 +15,7 @@ import ddx
 from ddx import api
 from ddx.api import Trace
 from ddx.errors import DdxError
-from ddx.lean import compile_program
-from ddx.syntax import parse
+from ddx.lean import compile_source
 from ddx.template import Template
 
 
@@ -28,8 +27,8 @@ def _ordinary_template(text: str, bindings: dict) -> Template | None:
 
 def _lean_template(text: str, bindings: dict) -> Template | None:
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in bindings.items()}
-    return compile_program(parse(text), list(arrays), [a.shape for a in arrays.values()],
-                           np.dtype(np.float64))
+    return compile_source(text, list(arrays), [a.shape for a in arrays.values()],
+                          np.dtype(np.float64))
 
 
 def _fields(t: Template) -> dict:
@@ -42,7 +41,7 @@ def _fields(t: Template) -> dict:
         "shapes": [(shape, str(dtype)) for shape, dtype in t.shapes],
         "g0": t.g0.tolist(), "one": None if t.one is None else t.one.tolist(),
         "grads_at": t.grads_at, "head": t.head, "statics": t.static_rows(),
-        "json_parts": t.json_parts(),
+        "json_format": t.json_format(),
     }
 
 
@@ -204,13 +203,15 @@ def test_reusing_dead_arrays_changes_no_bit(text):
         assert again[name].tobytes() == copies[name].tobytes()  # inputs untouched
 
 
-@pytest.mark.parametrize("text", [
-    "(w*x+b)^2",
-    "y = (w # a comment, with \"quotes\", a backslash \\\\ and é\n * x); y + b",
-    "another_name = w * x\nanother_name / b",
+@pytest.mark.parametrize("text, bindings", [
+    ("(w*x+b)^2", {"w": 3.0, "x": 2.0, "b": 1.0}),
+    ("y = (w # a 100% comment, with \"quotes\", a backslash \\\\ and é\n * x); y + b",
+     {"w": 3.0, "x": 2.0, "b": 1.0}),
+    ("another_name = w * x\nanother_name / b", {"w": 3.0, "x": 2.0, "b": 1.0}),
+    ("w * 2 + x", {"w": float("inf"), "x": 1.0}),     # inf values and a gradient: strings
+    ("y = w * x; z = x + 1; y", {"w": 1e308, "x": 0.1}),  # z unused: its grad is null
 ])
-def test_a_compiled_templates_json_is_what_json_dumps_writes(text):
-    bindings = {"w": 3.0, "x": 2.0, "b": 1.0}
+def test_a_compiled_templates_json_is_what_json_dumps_writes(text, bindings):
     template = _lean_template(text, bindings)
     body = template.run([np.asarray(v) for v in bindings.values()])
     trace = Trace(text, bindings, lean=False)
