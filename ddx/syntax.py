@@ -243,7 +243,8 @@ class Tables:
         self.ignore = frozenset(ignore)
         builder = Builder()
         # (state below, rule reduced, lookahead) -> the state after its goto and the unit
-        # rules (expr: sum, sum: product, ...) that lookahead reduces next
+        # rules (expr: sum, sum: product, ...) that lookahead reduces next, and the action
+        # that lookahead takes there
         self.after: dict = {}
         self.data_rules = data["rules"]  # (for other builders: see lean.compile_source)
         self.rules = [self._callback(builder, *rule) for rule in self.data_rules]
@@ -426,19 +427,21 @@ def _parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
     rules = tab.rules if rules is None else rules
     after = tab.after
     end_state = tab.end
-    state_stack = [tab.start]
+    state = tab.start
+    state_stack = [state]
     value_stack: list = []
     push_state = state_stack.append
     push_value = value_stack.append
     for tok in tokens:
         kind = tok[0]
+        act = action[state].get(kind)
         while True:
-            act = action[state_stack[-1]].get(kind)
             if act is None:
-                raise _Unexpected(kind, tok[1], tok[2], tok[3], action[state_stack[-1]])
+                raise _Unexpected(kind, tok[1], tok[2], tok[3], action[state])
             if act >= 0:
                 push_state(act)
                 push_value(tok)
+                state = act
                 break
             size, build, origin = rules[~act]
             if build is None:  # a unit rule (expr: sum, ...): the value passes through
@@ -450,20 +453,22 @@ def _parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
                 push_value(value)
             else:
                 push_value(build())
-            # the goto, and the unit rules this lookahead reduces next, in one memoised jump
+            # the goto, the unit rules this lookahead reduces next, and the action that
+            # follows them, in one memoised jump
             below = state_stack[-1]
             key = (below, origin, kind)
-            top = after.get(key)
-            if top is None:
+            jump = after.get(key)
+            if jump is None:
                 top = goto[below][origin]
                 while True:
                     step = action[top].get(kind)
                     if step is None or step >= 0 or rules[~step][1] is not None:
                         break
                     top = goto[below][rules[~step][2]]
-                after[key] = top
-            push_state(top)
-            if kind == "$END" and top == end_state:
+                jump = after[key] = (top, step)
+            state, act = jump
+            push_state(state)
+            if kind == "$END" and state == end_state:
                 return value_stack[-1]
     raise _Unexpected("$END", "", tokens[-1][2], tokens[-1][3], ())
 
