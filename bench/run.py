@@ -355,9 +355,9 @@ VECTOR_TORCH = textwrap.dedent("""
 """)
 
 
-def run_script(code: str) -> tuple[float, int]:
+def run_script(code: str, env: dict | None = None) -> tuple[float, int]:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+                          check=True, env=env)
     t, rss = proc.stdout.split()
     return float(t), int(rss)
 
@@ -367,17 +367,22 @@ def vectors(rep: Report, n: int, repeat: int) -> None:
     args = {"n": n, "repeat": repeat, "root": str(ROOT)}
     # two rounds, alternating the two processes; per tool the better median (the first
     # iterations of each process pay for growing its heap, and neighbours add noise)
-    rounds = [(run_script(VECTOR_NUMPY.format(**args)), run_script(VECTOR_DDX.format(**args)))
-              for _ in range(2)]
+    # (ddx splits large arrays between threads, DDX_NUM_THREADS of them; the 1-thread run
+    # shows what the single-threaded engine does against the single-threaded numpy script)
+    one = {**os.environ, "DDX_NUM_THREADS": "1"}
+    rounds = [(run_script(VECTOR_NUMPY.format(**args)), run_script(VECTOR_DDX.format(**args)),
+               run_script(VECTOR_DDX.format(**args), env=one)) for _ in range(2)]
     t_np, rss_np = min(r[0] for r in rounds)
     t_ddx, rss_ddx = min(r[1] for r in rounds)
+    t_one, rss_one = min(r[2] for r in rounds)
     rep.add("vectors", "hand-written numpy", t_np, f"peak RSS {rss_np / 1024:.0f} MiB")
     rep.add("vectors", "ddx", t_ddx, f"peak RSS {rss_ddx / 1024:.0f} MiB")
+    rep.add("vectors", "ddx, DDX_NUM_THREADS=1", t_one, f"peak RSS {rss_one / 1024:.0f} MiB")
     if have("torch"):
         t_t, rss_t = run_script(VECTOR_TORCH.format(**args))
         rep.add("vectors", "torch (1 thread)", t_t, f"peak RSS {rss_t / 1024:.0f} MiB")
-    print(f"  -> ddx / numpy = {t_ddx / t_np:.2f} time (target <= 1.1), "
-          f"{rss_ddx / rss_np:.2f} peak memory (target <= 1.5)")
+    print(f"  -> ddx / numpy = {t_ddx / t_np:.2f} time (target <= 1.1; {t_one / t_np:.2f} on one "
+          f"thread), {rss_ddx / rss_np:.2f} peak memory (target <= 1.5)")
 
 
 def job_file(rep: Report, lines: int) -> None:

@@ -181,7 +181,9 @@ op("sub", "SubBackward0", lambda a, b: a - b, lambda g, o, a, b: g, lambda g, o,
 op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False,
    reads="")
 op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
-   reads="i", into=np.multiply)
+   reads="i", into=np.multiply,
+   vjp_into=(lambda g, o, a, b, *, buffer: np.multiply(g, b, out=buffer),
+             lambda g, o, a, b, *, buffer: np.multiply(g, a, out=buffer)))
 op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b,
    into=np.true_divide)
 op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="", into=np.negative)

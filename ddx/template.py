@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import re
-from math import isfinite
+from math import isfinite, prod
 
 import numpy as np
 
-from . import autograd
+from . import autograd, parallel
 from .autograd import unbroadcast
 from .ops import OPS, display_name
 
@@ -86,15 +86,34 @@ def _sum_of_squares(x: np.ndarray) -> np.float64:
     of squares: numpy sums a contiguous array pairwise (split at half the length, rounded
     down to a multiple of 8), so blocks of that same tree are squared into one small buffer
     and summed by numpy, and the block sums are added up the tree (a test checks sizes from
-    1 to 10^7 against numpy). An explicit stack: the tree is log2(n / 262144) deep."""
+    1 to 10^7 against numpy). The top of the tree is split between threads (ddx/parallel.py):
+    each subtree is summed on its own, and the halves are added in the tree's order."""
     flat = x.reshape(-1)
     n = flat.size
     if n <= SQUARES_CHUNK:
         return np.sum(np.square(flat))
-    buf = np.empty(SQUARES_CHUNK, np.float64)
+    parts = [(0, n)]  # the subtrees of one level of the tree
+    while len(parts) * 2 <= parallel.threads() and parts[-1][1] >= parallel.MIN_SIZE:
+        halves = []
+        for lo, size in parts:
+            half = size // 2
+            half -= half % 8
+            halves += [(lo, half), (lo + half, size - half)]
+        parts = halves
+    sums = parallel.run_all([lambda lo=lo, size=size: _pairwise_squares(flat, lo, size)
+                             for lo, size in parts])
+    while len(sums) > 1:  # back up the levels that were split, left + right
+        sums = [sums[k] + sums[k + 1] for k in range(0, len(sums), 2)]
+    return sums[0]
+
+
+def _pairwise_squares(flat: np.ndarray, lo: int, size: int) -> np.float64:
+    """The subtree of numpy's pairwise sum of squares over flat[lo:lo + size]. An explicit
+    stack: the tree is log2(size / 262144) deep."""
+    buf = np.empty(min(size, SQUARES_CHUNK), np.float64)
     square, total = np.square, np.add.reduce  # (np.sum without its Python wrapper)
     results: list = []
-    stack: list = [(0, n, False)]
+    stack: list = [(lo, size, False)]
     while stack:
         lo, size, combine = stack.pop()
         if combine:
@@ -112,6 +131,28 @@ def _sum_of_squares(x: np.ndarray) -> np.float64:
             stack.append((lo + half, size - half, False))
             stack.append((lo, half, False))
     return results[0]
+
+
+def _split_into(op, args: list, kw: dict, out: np.ndarray) -> bool:
+    """op.into(*args, **kw, out=out) in blocks on threads, if large (ddx/parallel.py)."""
+    return parallel.elementwise(lambda *a: op.into(*a[:-1], **kw, out=a[-1]), args, out)
+
+
+def _vjp_into(vjp_into, g, out, args: list, kw: dict, buffer: np.ndarray):
+    """vjp_into(g, out, *args, **kw, buffer=buffer), in blocks on threads when large; the
+    gradient, written into ``buffer`` when it can be."""
+    def block(*a):
+        r = vjp_into(*a[:-1], **kw, buffer=a[-1])
+        if r is not a[-1]:
+            a[-1][...] = r
+    if parallel.elementwise(block, [g, out, *args], buffer):
+        return buffer
+    return vjp_into(g, out, *args, **kw, buffer=buffer)
+
+
+def _big(shape_dtype: tuple) -> bool:
+    """Whether a value of this shape is worth splitting between threads."""
+    return parallel.threads() > 1 and prod(shape_dtype[0]) >= parallel.MIN_SIZE
 
 
 class JsonBody(str):
@@ -426,9 +467,16 @@ class Template:
                 j = plan.get(i)
                 buf = values[j] if j is not None else None
                 if _owned(buf, shapes[i]):
-                    values[i] = ops[i].into(*args, **kw, out=buf)
+                    if not _split_into(ops[i], args, kw, buf):
+                        ops[i].into(*args, **kw, out=buf)
+                    values[i] = buf
                     values[j] = _stand_in(shapes[j])  # its array now holds node i's value
                     continue
+                if ops[i].into is not None and ops[i].elementwise and _big(shapes[i]):
+                    buf = np.empty(*shapes[i])  # (no page is touched unless it is used)
+                    if _split_into(ops[i], args, kw, buf):
+                        values[i] = buf
+                        continue
                 v = fns[i](*args, **kw)
                 values[i] = v if type(v) is np.ndarray else np.asarray(v)
         return _unless_events(values)
@@ -485,11 +533,13 @@ class Template:
                 for slot in self.grad_slots[i]:
                     j = into.get(i) if into else None
                     buffer = values[j] if j is not None else None
-                    if _owned(buffer, shapes[j] if j is not None else ()) and \
-                            ops[i].vjp_into[slot] is not None:
-                        gi = ops[i].vjp_into[slot](g, out, *args, **kw, buffer=buffer)
+                    write = ops[i].vjp_into[slot] if ops[i].vjp_into is not None else None
+                    if write is not None and _owned(buffer, shapes[j] if j is not None else ()):
+                        gi = _vjp_into(write, g, out, args, kw, buffer)
                         if gi is buffer:  # the array is a gradient now
                             values[j] = _stand_in(shapes[j])
+                    elif write is not None and ops[i].elementwise and _big(shapes[i]):
+                        gi = _vjp_into(write, g, out, args, kw, np.empty(*shapes[i]))
                     else:
                         gi = vjps[slot](g, out, *args, **kw)
                     j = self._slot_input(i, slot)
