@@ -21,8 +21,8 @@ import numpy as np
 from .errors import DdxSyntaxError
 from .gcpause import paused
 from .ops import OPS, REDUCTIONS, UNARY, display_name
-from .program import CONSTANTS, fold_numbers
-from .syntax import _lex, _parse_tokens, _Unexpected, tables
+from .program import CONSTANTS, compile_expr, fold_numbers
+from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
 from .template import Template
 
 _UNARY = frozenset(UNARY)
@@ -47,6 +47,7 @@ class _Decline(Exception):
 
 
 _UNBOUND = _Weak(None)  # a name that is neither bound nor a constant (fine as a target only)
+_NOT_A_NAME = ""  # an assignment target that is not a bare name
 
 # Tables.rules for LeanBuilder, built once per thread (the builder keeps per-compile state)
 _LOCAL = threading.local()
@@ -63,14 +64,59 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
         builder = LeanBuilder()
         found = _LOCAL.found = (builder, [tab._callback(builder, *rule) for rule in tab.data_rules])
     builder, rules = found
-    text = source if source.endswith("\n") else source + "\n"
     builder.reset(source, names, shapes)
+    program = _CACHE.get(source)  # parsed already (the REPL, a materialised trace): no parse
     try:
         with paused():
-            _parse_tokens(_lex(text, tab), tab, rules)
+            if program is not None:
+                _replay_tree(program, builder)
+            else:
+                text = source if source.endswith("\n") else source + "\n"
+                _parse_tokens(_lex(text, tab), tab, rules)
     except (_Decline, _Unexpected, DdxSyntaxError):
         return None  # (the ordinary path parses again, and reports errors in its own words)
     return builder.template()
+
+
+def _replay_tree(program: Program, builder: LeanBuilder) -> None:
+    """Drive ``builder`` from a program already parsed into a syntax tree: its core steps in
+    the order the parser would have taken them (post-order), on plain values, with the spans
+    the tree keeps; so one LeanBuilder decides both ways."""
+    cache = program._compiled  # post-order code by root, shared with the Evaluator
+    if cache is None:
+        cache = program._compiled = {}
+    for stmt in program.stmts:
+        if stmt.kind == "with":
+            raise _Decline
+        code = cache.get(id(stmt.value))
+        if code is None:
+            code = cache[id(stmt.value)] = compile_expr(stmt.value)
+        stack: list = []
+        push, pop = stack.append, stack.pop
+        for node in code:
+            kind = node.kind
+            if kind == "num":
+                push(_Weak(node.value[0]))
+            elif kind == "name":
+                push(builder.lookup(node.value))
+            elif kind == "bin":
+                b = pop()
+                kid = node.kids[1]
+                push(builder.binary(node.value, pop(), b, node.start, node.end, kid.start,
+                                    kid.end))
+            elif kind == "unop":
+                push(builder.unary(node.value, pop(), node.start, node.end))
+            elif kind == "call" and not node.kw and len(node.kids) == 1:
+                push(builder.function(node.value, pop(), node.start, node.end))
+            else:
+                raise _Decline
+        target = stmt.target
+        if target is None:
+            builder.statement(None, stack[-1])
+        elif target.kind == "name":
+            builder.statement(target.value, stack[-1])
+        else:
+            raise _Decline
 
 
 class LeanBuilder:
@@ -84,9 +130,15 @@ class LeanBuilder:
         self.source = source
         self.names = names
         self.k = len(names)
-        # per recorded op: (op, kw or None, input, second input or None, label span or text);
-        # inputs are node indexes, or negative indexes of plain numbers (Template's layout)
-        self.ops: list[tuple] = []
+        # per recorded op, in columns: op, kw or None, input, second input or None, and its
+        # label's span; inputs are node indexes, or negative indexes of plain numbers
+        # (Template's layout)
+        self.ops: list = []
+        self.kws: list = []
+        self.a: list = []
+        self.b: list = []
+        self.starts: list = []  # a label's span: start, end (or the label, and None)
+        self.ends: list = []
         self.shape_of: list[tuple] = list(shapes)
         self.numbers: list = []
         self.named: dict[int, str] = {}  # op nodes given a name by an assignment
@@ -95,7 +147,7 @@ class LeanBuilder:
         self.out_name = "out"
         self.stmts = 0
 
-    # -- atoms -----------------------------------------------------------------------------
+    # -- the parser's reductions: values are (value, start, end, ostart, oend, name) ------
 
     def number(self, tok):
         text = tok[1]
@@ -108,34 +160,56 @@ class LeanBuilder:
         return (_Weak(value), tok[2], tok[3], tok[2], tok[3], None)
 
     def name(self, tok):
-        text = tok[1]
-        got = self.env.get(text)
-        if got is None:
-            got = CONSTANTS.get(text)
-            got = _UNBOUND if got is None else _Weak(got)
-        return (got, tok[2], tok[3], tok[2], tok[3], text)
+        return (self.lookup(tok[1]), tok[2], tok[3], tok[2], tok[3], tok[1])
 
     def paren(self, lpar, inner, rpar):
         return (inner[0], inner[1], inner[2], lpar[2], rpar[3], inner[5])
 
-    # -- operators -------------------------------------------------------------------------
+    def binop(self, x, op, y):
+        start, end = x[3], y[4]
+        value = self.binary("^" if op[1] == "**" else op[1], x[0], y[0], start, end, y[1], y[2])
+        return (value, start, end, start, end, None)
 
-    def _emit(self, op, kw, a: int, b, label, shape: tuple) -> int:
-        self.ops.append((op, kw, a, b, label))
+    def unop(self, op, x):
+        start, end = op[2], x[4]
+        return (self.unary(op[1], x[0], start, end), start, end, start, end, None)
+
+    def call(self, fname, lpar, args, rpar):
+        if len(args) != 1 or type(args[0]) is not tuple:
+            raise _Decline  # keyword arguments are KwArgs (declined), other counts: errors
+        start, end = fname[2], rpar[3]
+        return (self.function(fname[1], args[0][0], start, end), start, end, start, end, None)
+
+    def assign(self, target, eq, value):
+        self.statement(target[5] or _NOT_A_NAME, value[0])
+
+    def expr_stmt(self, value):
+        self.statement(None, value[0])
+
+    # -- the steps themselves, on plain values: a node index or a _Weak number -------------
+
+    def lookup(self, name: str):
+        got = self.env.get(name)
+        if got is None:
+            got = CONSTANTS.get(name)
+            return _UNBOUND if got is None else _Weak(got)
+        return got
+
+    def _emit(self, op, kw, a: int, b, start, end: int | None, shape: tuple) -> int:
+        self.ops.append(op)
+        self.kws.append(kw)
+        self.a.append(a)
+        self.b.append(b)
+        self.starts.append(start)
+        self.ends.append(end)
         shape_of = self.shape_of
         shape_of.append(shape)
         return len(shape_of) - 1
 
-    def _number(self, v) -> int:
-        self.numbers.append(v)
-        return -len(self.numbers)
-
-    def binop(self, x, op, y):
-        a, b = x[0], y[0]
+    def binary(self, sym: str, a, b, start: int, end: int, b_start: int, b_end: int):
+        """``a sym b`` spanning start:end (b's own span, without parentheses, b_start:b_end)."""
         if a is _UNBOUND or b is _UNBOUND:
             raise _Decline
-        start, end = x[3], y[4]
-        sym = "^" if op[1] == "**" else op[1]
         wa, wb = type(a) is _Weak, type(b) is _Weak
         shape_of = self.shape_of
         if wa or wb:
@@ -143,7 +217,7 @@ class LeanBuilder:
                 r = fold_numbers(sym, a.v, b.v)
                 if r is None or not math.isfinite(r):
                     raise _Decline  # '@' of numbers, or a folded inf/nan: own messages
-                return (_Weak(r), start, end, start, end, None)
+                return _Weak(r)
             shape = shape_of[b] if wa else shape_of[a]
         else:
             sa, sb = shape_of[a], shape_of[b]
@@ -156,55 +230,72 @@ class LeanBuilder:
                     shape = np.broadcast_shapes(sa, sb)
                 except ValueError:
                     raise _Decline from None
-        span = (start, end)
+        # the op, its kw, its node input, and its second input: a node, a plain number
+        # (Template keeps those apart, at negative indexes) or none
+        kw = second = number = None
         if sym == "+" or sym == "*":
             op = _ADD if sym == "+" else _MUL
             if wa:
-                i = self._emit(op, None, b, self._number(a.v), span, shape)
+                first, number = b, a.v
+            elif wb:
+                first, number = a, b.v
             else:
-                i = self._emit(op, None, a, self._number(b.v) if wb else b, span, shape)
+                first, second = a, b
         elif sym == "-":
             if wa:
-                i = self._emit(_RSUB, {"other": a.v}, b, None, span, shape)
+                op, kw, first = _RSUB, {"other": a.v}, b
             else:
-                i = self._emit(_SUB, None, a, self._number(b.v) if wb else b, span, shape)
+                op, first = _SUB, a
+                if wb:
+                    number = b.v
+                else:
+                    second = b
         elif sym == "/":
-            if wa:
-                recip = self._emit(_RECIPROCAL, None, b, None,
-                                   "1/" + _label(self.source, y[1], y[2]), shape)
-                i = self._emit(_MUL, None, recip, self._number(a.v), span, shape)
+            if wa:  # 2/x is 2 * reciprocal(x), as PyTorch records it
+                op, number = _MUL, a.v
+                first = self._emit(_RECIPROCAL, None, b, None,
+                                   "1/" + _label(self.source, b_start, b_end), None, shape)
             else:
-                i = self._emit(_DIV, None, a, self._number(b.v) if wb else b, span, shape)
+                op, first = _DIV, a
+                if wb:
+                    number = b.v
+                else:
+                    second = b
         elif sym == "^":
             if wb:
-                i = self._emit(_POW_SCALAR, {"exponent": b.v}, a, None, span, shape)
+                op, kw, first = _POW_SCALAR, {"exponent": b.v}, a
             elif wa:
-                i = self._emit(_RPOW_SCALAR, {"base": a.v}, b, None, span, shape)
+                op, kw, first = _RPOW_SCALAR, {"base": a.v}, b
             else:
-                i = self._emit(_POW, None, a, b, span, shape)
+                op, first, second = _POW, a, b
         else:
             raise _Decline  # '@'
-        return (i, start, end, start, end, None)
+        if number is not None:
+            numbers = self.numbers
+            numbers.append(number)
+            second = -len(numbers)
+        self.ops.append(op)
+        self.kws.append(kw)
+        self.a.append(first)
+        self.b.append(second)
+        self.starts.append(start)
+        self.ends.append(end)
+        shape_of.append(shape)
+        return len(shape_of) - 1
 
-    def unop(self, op, x):
-        a = x[0]
+    def unary(self, sym: str, a, start: int, end: int):
         if a is _UNBOUND:
             raise _Decline
-        start, end = op[2], x[4]
-        if op[1] == "+":
-            pass
-        elif type(a) is _Weak:
-            a = _Weak(-a.v)
-        else:
-            a = self._emit(_NEG, None, a, None, (start, end), self.shape_of[a])
-        return (a, start, end, start, end, None)
+        if sym == "+":
+            return a
+        if type(a) is _Weak:
+            return _Weak(-a.v)
+        return self._emit(_NEG, None, a, None, start, end, self.shape_of[a])
 
-    def call(self, fname, lpar, args, rpar):
-        if len(args) != 1 or type(args[0]) is not tuple or args[0][0] is _UNBOUND:
-            raise _Decline  # keyword arguments are KwArgs (declined), other counts: errors
-        a = args[0][0]
-        name = fname[1]
-        start, end = fname[2], rpar[3]
+    def function(self, name: str, a, start: int, end: int):
+        """``name(a)`` for one positional argument."""
+        if a is _UNBOUND:
+            raise _Decline
         if type(a) is _Weak:
             if name not in _UNARY:
                 raise _Decline  # sum(2): a tensor that does not require grad
@@ -215,7 +306,7 @@ class LeanBuilder:
                 raise _Decline from None
             if not math.isfinite(r):
                 raise _Decline
-            return (_Weak(r), start, end, start, end, None)
+            return _Weak(r)
         if name in _UNARY:
             shape = self.shape_of[a]
         elif name in _REDUCTIONS:
@@ -224,32 +315,26 @@ class LeanBuilder:
             shape = ()
         else:
             raise _Decline
-        i = self._emit(OPS[name], None, a, None, (start, end), shape)
-        return (i, start, end, start, end, None)
+        return self._emit(OPS[name], None, a, None, start, end, shape)
+
+    def statement(self, target: str | None, v) -> None:
+        """An expression statement (``target`` None) or an assignment to a name."""
+        if v is _UNBOUND:
+            raise _Decline
+        if target is not None:
+            if target is _NOT_A_NAME or type(v) is _Weak:
+                raise _Decline  # x = 2 makes a leaf; attributes belong to the REPL
+            if v >= self.k and v not in self.named:
+                self.named[v] = target
+            self.env[target] = v
+        self.result = v
+        self.out_name = "out" if target is None else target
+        self.stmts += 1
+
+    # -- the rest of the grammar ------------------------------------------------------------
 
     def args(self, *children):
         return [c for c in children if type(c) is not tuple or len(c) != 4]  # (not tokens)
-
-    # -- statements ------------------------------------------------------------------------
-
-    def assign(self, target, eq, value):
-        v = value[0]
-        if target[5] is None or type(v) is _Weak:
-            raise _Decline  # x = 2 makes a leaf; attributes belong to the REPL
-        name = target[5]
-        if v >= self.k and v not in self.named:
-            self.named[v] = name
-        self.env[name] = v
-        self.result = v
-        self.out_name = name
-        self.stmts += 1
-
-    def expr_stmt(self, value):
-        if value[0] is _UNBOUND:
-            raise _Decline
-        self.result = value[0]
-        self.out_name = "out"
-        self.stmts += 1
 
     def simple_stmts(self, *children):
         return None
@@ -282,7 +367,7 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     self.slots = list(range(k))
     self.scalar = not any(shape_of)  # every shape is ()
     self.values0 = [None] * n + lb.numbers[::-1]
-    table, kw_col, a_col, b_col, label_col = map(list, zip(*lb.ops))
+    table, kw_col, a_col, b_col = lb.ops, lb.kws, lb.a, lb.b
     lead = [None] * k
     self.op = lead + table
     self.fn = lead + [op.fn for op in table]
@@ -344,14 +429,16 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     self.grads_at = [(name, i) for name, i in lb.env.items() if i < k]
     self.head = {"output": lb.out_name, "shape": list(shape_of[out]), "dtype": "float64",
                  "grad_fn": table[out - k].grad_fn}
-    named = lb.named
+    named, lb_starts, lb_ends = lb.named, lb.starts, lb.ends
 
     def statics() -> list[tuple]:  # the JSON's fixed fields, only when JSON is written
         found = [(i, name, "leaf", None, [], shape_of[i], True, True)
                  for i, name in enumerate(names)]
-        for i, (op, a, b, label) in enumerate(zip(table, a_col, b_col, label_col), k):
-            if type(label) is not str:
-                start, end = label
+        for i, (op, a, b, start, end) in enumerate(zip(table, a_col, b_col, lb_starts, lb_ends),
+                                                   k):
+            if end is None:
+                label = start
+            else:
                 label = source[start:end] if end - start <= 48 else \
                     source[start:start + 45] + "..."
             found.append((i, named.get(i) or label or "?", _SHOWN[op.name],

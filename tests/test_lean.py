@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ddx
-from ddx import api, parallel
+from ddx import api, parallel, syntax
 from ddx import template as template_module
 from ddx.api import Trace
 from ddx.errors import DdxError
 from ddx.lean import compile_source
+from ddx.syntax import parse
 from ddx.template import Template
 
 
@@ -26,7 +27,12 @@ def _ordinary_template(text: str, bindings: dict) -> Template | None:
     return Template.from_trace(trace, list(bindings))
 
 
-def _lean_template(text: str, bindings: dict) -> Template | None:
+def _lean_template(text: str, bindings: dict, *, tree: bool = False) -> Template | None:
+    """compile_source while parsing the text, or (``tree``) from its cached syntax tree."""
+    if tree:
+        parse(text)  # (cached by text)
+    else:
+        syntax._CACHE.pop(text, None)
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in bindings.items()}
     return compile_source(text, list(arrays), [a.shape for a in arrays.values()],
                           np.dtype(np.float64))
@@ -57,6 +63,8 @@ def assert_same_template(text: str, bindings: dict) -> None:
         return
     assert lean is not None, text
     assert _fields(lean) == _fields(ordinary), text
+    from_tree = _lean_template(text, bindings, tree=True)
+    assert from_tree is not None and _fields(from_tree) == _fields(ordinary), text
 
 
 PROGRAMS = [
