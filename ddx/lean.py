@@ -23,11 +23,13 @@ from .gcpause import paused
 from .ops import OPS, REDUCTIONS, UNARY, display_name
 from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
-from .template import Template
+from .template import Template, middle_fields, op_fields
 
 _UNARY = frozenset(UNARY)
 _REDUCTIONS = frozenset(REDUCTIONS)
-_SHOWN = {name: display_name(name) for name in OPS}  # the JSON's "op" of each op
+# each op's "op" and "grad_fn" fields in the JSON, and a leaf's
+_FIELDS = {name: op_fields(display_name(name), op.grad_fn) for name, op in OPS.items()}
+_LEAF_FIELDS = op_fields("leaf", None)
 _ADD, _SUB, _RSUB, _MUL, _DIV, _NEG, _RECIPROCAL, _POW, _POW_SCALAR, _RPOW_SCALAR = (
     OPS[name] for name in ("add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow",
                            "pow_scalar", "rpow_scalar"))
@@ -432,8 +434,9 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     named, lb_starts, lb_ends = lb.named, lb.starts, lb.ends
 
     def statics() -> list[tuple]:  # the JSON's fixed fields, only when JSON is written
-        found = [(i, name, "leaf", None, [], shape_of[i], True, True)
+        found = [(i, name, _LEAF_FIELDS, [], middle_fields(shape_of[i], True, True))
                  for i, name in enumerate(names)]
+        middles: dict = {}  # shape -> an op node's middle_fields
         for i, (op, a, b, start, end) in enumerate(zip(table, a_col, b_col, lb_starts, lb_ends),
                                                    k):
             if end is None:
@@ -441,9 +444,12 @@ def _template(lb: LeanBuilder, out: int) -> Template:
             else:
                 label = source[start:end] if end - start <= 48 else \
                     source[start:start + 45] + "..."
-            found.append((i, named.get(i) or label or "?", _SHOWN[op.name],
-                          op.grad_fn, [a] if b is None or b < 0 else [a, b], shape_of[i],
-                          True, False))
+            shape = shape_of[i]
+            middle = middles.get(shape)
+            if middle is None:
+                middle = middles[shape] = middle_fields(shape, True, False)
+            found.append((i, named.get(i) or label or "?", _FIELDS[op.name],
+                          [a] if b is None or b < 0 else [a, b], middle))
         return found
     self.statics = statics
     self.fmt = None

@@ -240,6 +240,10 @@ class Tables:
         self.classify = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in terms) +
                                    r"|(?P<_BAD>[\s\S])").fullmatch
         self.kinds: dict[str, str] = {}  # token text -> terminal (keywords resolved)
+        # terminals the lexer only passes on (not newlines, comments, brackets, errors)
+        self.plain = frozenset(name for name, _ in terms) - {
+            "_NL", "COMMENT", "LPAR", "LSQB", "RPAR", "RSQB"} | set(
+            k for words in self.keywords.values() for k in words.values())
         self.ignore = frozenset(ignore)
         builder = Builder()
         # (state below, rule reduced, lookahead) -> the state after its goto and the unit
@@ -362,6 +366,7 @@ def tables() -> Tables:
 def _lex(text: str, tab: Tables) -> list[tuple]:
     """Tokens, with newlines inside brackets dropped and indentation made into _INDENT/_DEDENT."""
     kinds = tab.kinds
+    plain = tab.plain
     n = len(text)
     depth = 0
     levels = [0]
@@ -378,6 +383,9 @@ def _lex(text: str, tab: Tables) -> list[tuple]:
                 kind = tab.keywords.get("NAME", {}).get(value, kind)
             if len(kinds) < 65536:  # (names and numbers are open-ended: a bounded memo)
                 kinds[value] = kind
+        if kind in plain:  # most tokens: nothing to do but keep them
+            append((kind, value, start, end))
+            continue
         if kind == "_NL":
             if depth == 0:
                 append(("_NL", value, start, end))

@@ -35,20 +35,25 @@ def _jstr(text: str) -> str:
     return f'"{text}"' if _PLAIN(text) else json.dumps(text)
 
 
-def _op_json(op: str, grad_fn: str | None) -> str:
+def op_fields(op: str, grad_fn: str | None) -> str:
     """A node's "op" and "grad_fn" fields, as json.dumps writes them."""
-    _OP_JSON[op, grad_fn] = text = (f'"op": {_jstr(op)}, "grad_fn": '
-                                   f'{"null" if grad_fn is None else _jstr(grad_fn)}')
+    text = _OP_JSON.get((op, grad_fn))
+    if text is None:
+        _OP_JSON[op, grad_fn] = text = (f'"op": {_jstr(op)}, "grad_fn": '
+                                       f'{"null" if grad_fn is None else _jstr(grad_fn)}')
     return text
 
 
-def _middle_json(shape: tuple, rg: bool, leaf: bool) -> str:
-    """The fields between a node's value and its grad (a %-format: the grad is %s)."""
-    if len(_MIDDLE_JSON) > 4096:
-        _MIDDLE_JSON.clear()
-    _MIDDLE_JSON[shape, rg, leaf] = text = (
-        f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
-        f'{"true" if rg else "false"}, "is_leaf": {"true" if leaf else "false"}, "grad": %s}}')
+def middle_fields(shape: tuple, rg: bool, leaf: bool) -> str:
+    """The fields between a node's value and its grad, and the grad's %s."""
+    text = _MIDDLE_JSON.get((shape, rg, leaf))
+    if text is None:
+        if len(_MIDDLE_JSON) > 4096:
+            _MIDDLE_JSON.clear()
+        _MIDDLE_JSON[shape, rg, leaf] = text = (
+            f', "shape": [{", ".join(map(str, shape))}], "requires_grad": '
+            f'{"true" if rg else "false"}, "is_leaf": {"true" if leaf else "false"}, '
+            '"grad": %s}')
     return text
 
 
@@ -304,17 +309,17 @@ class Template:
         for i, t in enumerate(nodes):
             fn = t.grad_fn
             self.statics.append((i, t.name or t.label or "?",
-                                 display_name(t.op),
-                                 fn.name if fn is not None else None,
+                                 op_fields(display_name(t.op), fn.name if fn is not None else None),
                                  [index[id(s)] for s in t.inputs if id(s) in index],
-                                 t.value.shape, t.requires_grad, fn is None))
+                                 middle_fields(t.value.shape, t.requires_grad, fn is None)))
         self.fmt = None  # written on first use: only batch output needs it
         self.reuse = None
         return self
 
     def static_rows(self) -> list[tuple]:
-        """Per node: id, name, op, grad_fn, inputs, shape, requires_grad, is_leaf (a template
-        compiled from the AST works these out only when they are asked for)."""
+        """Per node, what its JSON says whatever the numbers: id, name, its "op" and "grad_fn"
+        fields (op_fields), inputs, and the fields from "shape" to "grad" (middle_fields). A
+        template compiled from the text works these out only when they are asked for."""
         if callable(self.statics):
             self.statics = self.statics()
         return self.statics
@@ -325,9 +330,7 @@ class Template:
         fills in: the output's value, each gradient, then every node's value and grad."""
         if self.fmt is None:
             nodes = []
-            for i, name, op, grad_fn, inputs, shape, rg, leaf in self.static_rows():
-                kind = _OP_JSON.get((op, grad_fn)) or _op_json(op, grad_fn)
-                middle = _MIDDLE_JSON.get((shape, rg, leaf)) or _middle_json(shape, rg, leaf)
+            for i, name, kind, inputs, middle in self.static_rows():
                 name = f'"{name}"' if _PLAIN(name) else _fixed(json.dumps(name))
                 nodes.append(f'{{"id": {i}, "name": {name}, {kind}, "inputs": {inputs}, '
                              f'"value": %s{middle}')  # (a list of ints prints as JSON does)
