@@ -276,14 +276,7 @@ class LeanBuilder:
             numbers = self.numbers
             numbers.append(number)
             second = -len(numbers)
-        self.ops.append(op)
-        self.kws.append(kw)
-        self.a.append(first)
-        self.b.append(second)
-        self.starts.append(start)
-        self.ends.append(end)
-        shape_of.append(shape)
-        return len(shape_of) - 1
+        return self._emit(op, kw, first, second, start, end, shape)
 
     def unary(self, sym: str, a, start: int, end: int):
         if a is _UNBOUND:
