@@ -23,6 +23,7 @@ _EDGE = 64
 
 _threads: int | None = None
 _pool = None
+_pool_pid = 0  # the process that made the pool: a forked child makes its own
 
 
 def threads() -> int:
@@ -48,13 +49,14 @@ def set_threads(n: int) -> None:
 
 def run_all(tasks: list[Callable]) -> list:
     """Every task's result, in order: the first on this thread, the others on the pool."""
-    global _pool
+    global _pool, _pool_pid
     if len(tasks) == 1:
         return [tasks[0]()]
-    if _pool is None:
+    if _pool is None or _pool_pid != os.getpid():  # (a fork copies the pool, not its threads)
         from concurrent.futures import ThreadPoolExecutor
 
         _pool = ThreadPoolExecutor(threads() - 1, thread_name_prefix="ddx")
+        _pool_pid = os.getpid()
     futures = [_pool.submit(contextvars.copy_context().run, task) for task in tasks[1:]]
     first = tasks[0]()
     return [first] + [f.result() for f in futures]

@@ -4,6 +4,9 @@ ordinary path records (ops, inputs, names, labels, backward order), so results a
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -298,3 +301,33 @@ def test_a_floating_point_event_on_a_worker_thread_is_seen(monkeypatch, threads)
     trace = ddx.trace("sum(log(x) * 2)", x=x)
     trace.backward()
     assert any("log" in w and "nan" in w for w in trace.warnings), trace.warnings
+
+
+def test_a_forked_child_splits_between_threads_of_its_own(monkeypatch, threads):
+    """The pool's threads do not survive fork(): a child that used the parent's pool would
+    wait for them forever."""
+    monkeypatch.setattr(parallel, "MIN_SIZE", 1000)
+    threads(2)
+    x = np.linspace(0.0, 1.0, 50_000)
+    want = float(np.sum(np.square(x * 3.0 + 1.0)))
+    assert float(ddx.trace("sum((x*3 + 1)^2)", x=x).value) == want  # the parent's pool
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the same sum, with the threads it must start itself
+        try:
+            api._TEMPLATES.clear()
+            got = float(ddx.trace("sum((x*3 + 1)^2)", x=x).value)
+            os.write(write, repr(got).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    for _ in range(600):  # (a child stuck on the parent's pool would never finish)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung on its parent's thread pool")
+    assert status == 0 and float(os.read(read, 100)) == want
