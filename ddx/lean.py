@@ -75,9 +75,11 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
             else:
                 text = source if source.endswith("\n") else source + "\n"
                 _parse_tokens(_lex(text, tab), tab, rules)
+        return builder.template()
     except (_Decline, _Unexpected, DdxSyntaxError):
         return None  # (the ordinary path parses again, and reports errors in its own words)
-    return builder.template()
+    finally:
+        builder.reset("", [], [])  # the per-thread builder keeps nothing of this program
 
 
 def _replay_tree(program: Program, builder: LeanBuilder) -> None:
