@@ -18,7 +18,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-MIN_SIZE = 1 << 20  # elements: below this, handing a block to a thread costs what it saves
+# elements: below this, handing a block to a thread costs what it saves (measured here: a
+# multiply of 2^19 elements split in two took 260 µs against 208 whole; of 10^6, 564 vs 844)
+MIN_SIZE = 750_000
 _EDGE = 64
 
 _threads: int | None = None
