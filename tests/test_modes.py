@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from ddx.ops import OPS
 def test_jvp_is_the_transpose_of_vjp(name):
     """<g, J t> == <J^T g, t> for random g and t: the forward and reverse rules agree."""
     op = OPS[name]
-    rng = np.random.default_rng(abs(hash(name + "jvp")) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(name.encode() + b"jvp"))  # (not hash(): per process)
     inputs, kw = sample(name, rng)
     out = np.asarray(op.fn(*inputs, **kw))
     g = rng.uniform(-1, 1, out.shape)

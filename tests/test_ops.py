@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 from conftest import central_difference
@@ -32,6 +34,8 @@ def sample(name: str, rng: np.random.Generator):
         return [rng.uniform(0.5, 2, 4)], {"exponent": 2.5}
     if name == "rpow_scalar":
         return [vec()], {"base": 1.7}
+    if name == "div":  # a divisor near 0 makes the quotient too steep for differences
+        return [vec(), rng.choice([-1, 1], 4) * rng.uniform(0.5, 2, 4)], {}
     if name == "rsub":
         return [vec()], {"other": 2.0}
     if name in ("maximum", "minimum"):
@@ -60,7 +64,7 @@ def sample(name: str, rng: np.random.Generator):
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_vjp_matches_central_differences(name):
     op = OPS[name]
-    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))  # (hash() differs per process)
     for trial in range(3):
         inputs, kw = sample(name, rng)
         out = np.asarray(op.fn(*inputs, **kw))
