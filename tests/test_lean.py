@@ -132,12 +132,19 @@ DECLINED = [
     ("with no_grad: x * 2", "blocks"),
     ("foo(x)", "an unknown function"),
     ("x * q", "an unknown name"),
+    ("x[0] * y", "indexing"),
+    ("x[0:1] * y", "slices"),
+    ("x.grad", "attributes"),
+    ("x.sum() * y", "methods"),
+    ("x + 1 = y; y", "a target that is not a name"),
+    ("y = x * 2\nwith no_grad:\n    z = y * 3\ny", "a block after compiled statements"),
 ]
 
 
 @pytest.mark.parametrize("text, why", DECLINED)
 def test_lean_declines_what_it_does_not_model(text, why):
     assert _lean_template(text, {"x": 2.0, "y": 3.0}) is None, why
+    assert _lean_template(text, {"x": 2.0, "y": 3.0}, tree=True) is None, why
 
 
 @pytest.mark.parametrize("text, bindings", [
