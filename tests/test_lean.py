@@ -298,6 +298,25 @@ def test_splitting_between_threads_changes_no_bit(text, n_threads, monkeypatch, 
         assert adj[j].tobytes() == ordinary.grads[name].tobytes()
 
 
+@pytest.mark.parametrize("text", VECTOR_PROGRAMS[:3])
+def test_splitting_2d_and_broadcast_arrays_changes_no_bit(text, monkeypatch, threads):
+    """Blocks of a 2-D array are runs of its rows; a broadcast operand is never split."""
+    monkeypatch.setattr(parallel, "MIN_SIZE", 1000)
+    monkeypatch.setattr(template_module, "SQUARES_CHUNK", 256)
+    rng = np.random.default_rng(8)
+    arrays = {"w": rng.standard_normal((200, 101)), "x": rng.standard_normal(101),
+              "b": rng.standard_normal((200, 101))}
+    ordinary = Trace(text, arrays, lean=False)
+    ordinary.backward()
+    threads(2)
+    template = _lean_template(text, arrays)
+    values = template.forward(list(arrays.values()), reuse=True)
+    adj = template.backward(values, template.g0, reuse=True)
+    assert values[template.output].tobytes() == ordinary.value.tobytes()
+    for name, j in template.grads_at:
+        assert adj[j].tobytes() == ordinary.grads[name].tobytes()
+
+
 def test_a_floating_point_event_on_a_worker_thread_is_seen(monkeypatch, threads):
     monkeypatch.setattr(parallel, "MIN_SIZE", 1000)
     x = np.linspace(1.0, 2.0, 20_000)
