@@ -143,16 +143,17 @@ def _split_into(op, args: list, kw: dict, out: np.ndarray) -> bool:
     return parallel.elementwise(lambda *a: op.into(*a[:-1], **kw, out=a[-1]), args, out)
 
 
-def _vjp_into(vjp_into, g, out, args: list, kw: dict, buffer: np.ndarray):
+def _vjp_into(vjp_into, g, out, args: list, kw: dict, buffer: np.ndarray, *,
+              whole: bool = True):
     """vjp_into(g, out, *args, **kw, buffer=buffer), in blocks on threads when large; the
-    gradient, written into ``buffer`` when it can be."""
+    gradient, written into ``buffer`` when it can be. ``whole=False``: None unless split."""
     def block(*a):
         r = vjp_into(*a[:-1], **kw, buffer=a[-1])
         if r is not a[-1]:
             a[-1][...] = r
     if parallel.elementwise(block, [g, out, *args], buffer):
         return buffer
-    return vjp_into(g, out, *args, **kw, buffer=buffer)
+    return vjp_into(g, out, *args, **kw, buffer=buffer) if whole else None
 
 
 def _big(shape_dtype: tuple) -> bool:
@@ -541,10 +542,13 @@ class Template:
                         gi = _vjp_into(write, g, out, args, kw, buffer)
                         if gi is buffer:  # the array is a gradient now
                             values[j] = _stand_in(shapes[j])
-                    elif write is not None and ops[i].elementwise and _big(shapes[i]):
-                        gi = _vjp_into(write, g, out, args, kw, np.empty(*shapes[i]))
                     else:
-                        gi = vjps[slot](g, out, *args, **kw)
+                        gi = None
+                        if write is not None and ops[i].elementwise and _big(shapes[i]):
+                            gi = _vjp_into(write, g, out, args, kw, np.empty(*shapes[i]),
+                                           whole=False)  # (a new array, split or not at all)
+                        if gi is None:
+                            gi = vjps[slot](g, out, *args, **kw)
                     j = self._slot_input(i, slot)
                     if type(gi) is not np.ndarray:
                         gi = np.asarray(gi)
