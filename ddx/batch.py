@@ -13,8 +13,10 @@ from typing import IO, Any
 
 import numpy as np
 
+from .api import _PLAIN_NUMBER, Trace, constant
 from .errors import DdxError, DdxUsageError
-from .program import CONSTANTS, FUNCTIONS, compile_expr
+from .lean import compile_source
+from .program import CONSTANTS, DTYPES, FUNCTIONS, compile_expr
 from .syntax import Program, parse
 
 MAX_LINE = 1 << 20  # a job line longer than 1 MiB is reported, not parsed
@@ -103,8 +105,6 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
 
 def run_job(expr: str, bindings: dict, opts: dict):
     """Evaluate and differentiate one job; returns the Trace."""
-    from .api import Trace
-
     trace = Trace(expr, bindings, wrt=opts.get("wrt"), no_grad=opts.get("no_grad"),
                   dtype=opts.get("dtype", "float64"), retain_grad=bool(opts.get("retain_grad")),
                   lean=False)  # a job's JSON lists every node: the graph is needed anyway
@@ -151,9 +151,6 @@ class Replayer:
         self.seen: set = set()  # keys met once: a template is kept when one comes back
 
     def key_and_values(self, expr: str, bindings: dict, opts: dict):
-        from .api import _PLAIN_NUMBER, constant
-        from .program import DTYPES
-
         if set(opts) - REPLAYABLE or not bindings:
             return None, None
         dtype = np.dtype(DTYPES.get(opts.get("dtype", "float64"), np.float64))
@@ -196,9 +193,6 @@ class Replayer:
     def compile(expr: str, names: list[str], values: list, opts: dict):
         """A template straight from the text (ddx/lean.py) for a job with a scalar output and
         no options, or None: that job runs the ordinary way, errors and all."""
-        from .lean import compile_source
-        from .program import DTYPES
-
         template = compile_source(expr, names, [v.shape for v in values],
                                   np.dtype(DTYPES.get(opts.get("dtype", "float64"))))
         return template if template is not None and template.one is not None else None
@@ -298,8 +292,6 @@ class DataRun:
         return names
 
     def compute(self, chunk) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        from .api import Trace
-
         if self.rowwise is not False:
             trace = Trace(self.expr, {**self.bindings, **chunk.columns}, wrt=list(chunk.columns))
             if self.rowwise is None:  # decided once, on the first chunk's graph
@@ -330,8 +322,6 @@ class DataRun:
 
     def _per_row(self, chunk):
         """Expressions that mix rows (reductions, products) run one row at a time."""
-        from .api import Trace
-
         n = chunk.n
         value = np.full(n, np.nan)
         grads = {name: np.full(n, np.nan) for name in chunk.columns}

@@ -336,11 +336,13 @@ class Template:
                 nodes.append(f'{{"id": {i}, "name": {name}, {kind}, "inputs": {inputs}, '
                              f'"value": %s{middle}')  # (a list of ints prints as JSON does)
             h = self.head
-            grads = ", ".join(f"{_fixed(_jstr(name))}: %s" for name, _ in self.grads_at)
-            self.fmt = (f'"output": {_fixed(json.dumps(h["output"]))}, "value": %s, "shape": '
-                        f'{json.dumps(h["shape"])}, "dtype": {json.dumps(h["dtype"])}, '
-                        f'"grad_fn": {json.dumps(h["grad_fn"])}, "gradients": {{{grads}}}, '
-                        f'"nodes": [{", ".join(nodes)}], "warnings": []}}')
+            grads = ", ".join([f"{_fixed(_jstr(name))}: %s" for name, _ in self.grads_at])
+            grad_fn = "null" if h["grad_fn"] is None else _jstr(h["grad_fn"])
+            # (the shape is a list of ints, which prints as json.dumps writes it)
+            self.fmt = (f'"output": {_fixed(_jstr(h["output"]))}, "value": %s, "shape": '
+                        f'{h["shape"]}, "dtype": {_jstr(h["dtype"])}, "grad_fn": {grad_fn}, '
+                        f'"gradients": {{{grads}}}, "nodes": [{", ".join(nodes)}], '
+                        f'"warnings": []}}')
         return self.fmt
 
     def forward(self, bindings: list[np.ndarray], *, reuse: bool = False) -> list | None:
