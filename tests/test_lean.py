@@ -278,37 +278,25 @@ def threads():
     parallel.set_threads(before)
 
 
+SPLIT_SHAPES = {  # 1-D; 2-D, whose blocks are runs of rows, with a broadcast x (never split)
+    "1-D": {"w": (20_011,), "x": (20_011,), "b": (20_011,)},
+    "2-D": {"w": (200, 101), "x": (101,), "b": (200, 101)},
+}
+
+
 @pytest.mark.parametrize("text", VECTOR_PROGRAMS)
-@pytest.mark.parametrize("n_threads", [2, 3])
-def test_splitting_between_threads_changes_no_bit(text, n_threads, monkeypatch, threads):
-    """Large arrays are computed in blocks on threads (ddx/parallel.py): the same bits as one
-    thread and as the ordinary path, and floating-point events still reach the guard."""
+@pytest.mark.parametrize("n_threads, layout", [(2, "1-D"), (3, "1-D"), (2, "2-D")])
+def test_splitting_between_threads_changes_no_bit(text, n_threads, layout, monkeypatch,
+                                                  threads):
+    """Large arrays are computed in blocks on threads (ddx/parallel.py): the same bits as the
+    ordinary path, which never splits."""
     monkeypatch.setattr(parallel, "MIN_SIZE", 1000)  # small arrays exercise the same code
     monkeypatch.setattr(template_module, "SQUARES_CHUNK", 256)
     rng = np.random.default_rng(4)
-    arrays = {k: rng.standard_normal(20_011) for k in ("w", "x", "b")}
+    arrays = {k: rng.standard_normal(shape) for k, shape in SPLIT_SHAPES[layout].items()}
     ordinary = Trace(text, arrays, lean=False)
     ordinary.backward()
     threads(n_threads)
-    template = _lean_template(text, arrays)
-    values = template.forward(list(arrays.values()), reuse=True)
-    adj = template.backward(values, template.g0, reuse=True)
-    assert values[template.output].tobytes() == ordinary.value.tobytes()
-    for name, j in template.grads_at:
-        assert adj[j].tobytes() == ordinary.grads[name].tobytes()
-
-
-@pytest.mark.parametrize("text", VECTOR_PROGRAMS[:3])
-def test_splitting_2d_and_broadcast_arrays_changes_no_bit(text, monkeypatch, threads):
-    """Blocks of a 2-D array are runs of its rows; a broadcast operand is never split."""
-    monkeypatch.setattr(parallel, "MIN_SIZE", 1000)
-    monkeypatch.setattr(template_module, "SQUARES_CHUNK", 256)
-    rng = np.random.default_rng(8)
-    arrays = {"w": rng.standard_normal((200, 101)), "x": rng.standard_normal(101),
-              "b": rng.standard_normal((200, 101))}
-    ordinary = Trace(text, arrays, lean=False)
-    ordinary.backward()
-    threads(2)
     template = _lean_template(text, arrays)
     values = template.forward(list(arrays.values()), reuse=True)
     adj = template.backward(values, template.g0, reuse=True)
