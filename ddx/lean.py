@@ -23,7 +23,7 @@ from .gcpause import paused
 from .ops import OPS, REDUCTIONS, UNARY, display_name
 from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
-from .template import Template, middle_fields, op_fields
+from .template import _PLAIN, Template, middle_fields, node_format, op_fields
 
 _UNARY = frozenset(UNARY)
 _REDUCTIONS = frozenset(REDUCTIONS)
@@ -428,25 +428,36 @@ def _template(lb: LeanBuilder, out: int) -> Template:
                  "grad_fn": table[out - k].grad_fn}
     named, lb_starts, lb_ends = lb.named, lb.starts, lb.ends
 
-    def statics() -> list[tuple]:  # the JSON's fixed fields, only when JSON is written
+    def labels() -> list[str]:  # each op node's name in the JSON
+        return [named.get(i) or (start if end is None else _label(source, start, end)) or "?"
+                for i, start, end in zip(range(k, n), lb_starts, lb_ends)]
+
+    def statics() -> list[tuple]:  # the JSON's fixed fields (Template.static_rows)
         found = [(i, name, _LEAF_FIELDS, [], middle_fields(shape_of[i], True, True))
                  for i, name in enumerate(names)]
+        for i, op, a, b, label in zip(range(k, n), table, a_col, b_col, labels()):
+            found.append((i, label, _FIELDS[op.name], [a] if b is None or b < 0 else [a, b],
+                          middle_fields(shape_of[i], True, False)))
+        return found
+
+    def nodes_format() -> str:  # the same as Template.json_format writes it from statics()
+        parts = [node_format(i, name, _LEAF_FIELDS, [], middle_fields(shape_of[i], True, True))
+                 for i, name in enumerate(names)]
+        if not _PLAIN(source):  # a label may need escapes
+            parts += [node_format(*row) for row in statics()[k:]]
+            return ", ".join(parts)
         middles: dict = {}  # shape -> an op node's middle_fields
-        for i, (op, a, b, start, end) in enumerate(zip(table, a_col, b_col, lb_starts, lb_ends),
-                                                   k):
-            if end is None:
-                label = start
-            else:
-                label = source[start:end] if end - start <= 48 else \
-                    source[start:start + 45] + "..."
+        for i, op, a, b, label in zip(range(k, n), table, a_col, b_col, labels()):
             shape = shape_of[i]
             middle = middles.get(shape)
             if middle is None:
                 middle = middles[shape] = middle_fields(shape, True, False)
-            found.append((i, named.get(i) or label or "?", _FIELDS[op.name],
-                          [a] if b is None or b < 0 else [a, b], middle))
-        return found
+            # (labels and names are plain text here, as node_format would check)
+            inputs = f"[{a}]" if b is None or b < 0 else f"[{a}, {b}]"
+            parts.append(f'{{"id": {i}, "name": "{label}", {_FIELDS[op.name]}, "inputs": '
+                         f'{inputs}, "value": %s{middle}')
+        return ", ".join(parts)
     self.statics = statics
-    self.fmt = None
+    self.fmt = nodes_format
     self.reuse = None
     return self

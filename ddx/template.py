@@ -62,6 +62,14 @@ def _fixed(text: str) -> str:
     return text.replace("%", "%%")
 
 
+def node_format(i: int, name: str, kind: str, inputs: list[int], middle: str) -> str:
+    """One node's JSON object as a %-format (its value's and grad's ``%s``), from the parts
+    static_rows gives."""
+    name = f'"{name}"' if _PLAIN(name) else _fixed(json.dumps(name))
+    # (a list of ints prints as JSON does)
+    return f'{{"id": {i}, "name": {name}, {kind}, "inputs": {inputs}, "value": %s{middle}'
+
+
 def _owned(arr, shape_dtype: tuple) -> bool:
     """Whether a replay may write into ``arr``: a whole array of its own, of that shape/dtype."""
     return type(arr) is np.ndarray and arr.flags.owndata and arr.flags.writeable and \
@@ -328,22 +336,26 @@ class Template:
     def json_format(self) -> str:
         """The whole JSON document (after its opening brace) as one %-format, written once:
         every fixed field as json.dumps writes it, and a ``%s`` for each number that a replay
-        fills in: the output's value, each gradient, then every node's value and grad."""
-        if self.fmt is None:
-            nodes = []
-            for i, name, kind, inputs, middle in self.static_rows():
-                name = f'"{name}"' if _PLAIN(name) else _fixed(json.dumps(name))
-                nodes.append(f'{{"id": {i}, "name": {name}, {kind}, "inputs": {inputs}, '
-                             f'"value": %s{middle}')  # (a list of ints prints as JSON does)
+        fills in: the output's value, each gradient, then every node's value and grad.
+
+        ``fmt`` starts as None (written from static_rows) or, for a template compiled from
+        the text, a function that writes the nodes' part straight from its columns."""
+        fmt = self.fmt
+        if type(fmt) is not str:
+            if fmt is None:
+                nodes = ", ".join([node_format(i, name, kind, inputs, middle) for
+                                   i, name, kind, inputs, middle in self.static_rows()])
+            else:
+                nodes = fmt()
             h = self.head
             grads = ", ".join([f"{_fixed(_jstr(name))}: %s" for name, _ in self.grads_at])
             grad_fn = "null" if h["grad_fn"] is None else _jstr(h["grad_fn"])
             # (the shape is a list of ints, which prints as json.dumps writes it)
-            self.fmt = (f'"output": {_fixed(_jstr(h["output"]))}, "value": %s, "shape": '
-                        f'{h["shape"]}, "dtype": {_jstr(h["dtype"])}, "grad_fn": {grad_fn}, '
-                        f'"gradients": {{{grads}}}, "nodes": [{", ".join(nodes)}], '
-                        f'"warnings": []}}')
-        return self.fmt
+            fmt = self.fmt = (f'"output": {_fixed(_jstr(h["output"]))}, "value": %s, "shape": '
+                              f'{h["shape"]}, "dtype": {_jstr(h["dtype"])}, "grad_fn": '
+                              f'{grad_fn}, "gradients": {{{grads}}}, "nodes": [{nodes}], '
+                              f'"warnings": []}}')
+        return fmt
 
     def forward(self, bindings: list[np.ndarray], *, reuse: bool = False) -> list | None:
         """Every node's value for new bindings; None when a floating-point event happens.
