@@ -134,15 +134,10 @@ class LeanBuilder:
         self.source = source
         self.names = names
         self.k = len(names)
-        # per recorded op, in columns: op, kw or None, input, second input or None, and its
-        # label's span; inputs are node indexes, or negative indexes of plain numbers
-        # (Template's layout)
-        self.ops: list = []
-        self.kws: list = []
-        self.a: list = []
-        self.b: list = []
-        self.starts: list = []  # a label's span: start, end (or the label, and None)
-        self.ends: list = []
+        # per recorded op, a row: op, its forward and VJPs, kw or None, input, second input or
+        # None, and its label's span: start, end (or the label, and None); inputs are node
+        # indexes, or negative indexes of plain numbers (Template's layout)
+        self.rows: list[tuple] = []
         self.shape_of: list[tuple] = list(shapes)
         self.numbers: list = []
         self.named: dict[int, str] = {}  # op nodes given a name by an assignment
@@ -150,6 +145,7 @@ class LeanBuilder:
         self.result = None
         self.out_name = "out"
         self.stmts = 0
+        self.assigned = False
 
     # -- the parser's reductions: values are (value, start, end, ostart, oend, name) ------
 
@@ -164,7 +160,11 @@ class LeanBuilder:
         return (_Weak(value), tok[2], tok[3], tok[2], tok[3], None)
 
     def name(self, tok):
-        return (self.lookup(tok[1]), tok[2], tok[3], tok[2], tok[3], tok[1])
+        name = tok[1]
+        got = self.env.get(name)  # (lookup, inline: most names are bindings)
+        if got is None:
+            got = self.lookup(name)
+        return (got, tok[2], tok[3], tok[2], tok[3], name)
 
     def paren(self, lpar, inner, rpar):
         return (inner[0], inner[1], inner[2], lpar[2], rpar[3], inner[5])
@@ -200,12 +200,7 @@ class LeanBuilder:
         return got
 
     def _emit(self, op, kw, a: int, b, start, end: int | None, shape: tuple) -> int:
-        self.ops.append(op)
-        self.kws.append(kw)
-        self.a.append(a)
-        self.b.append(b)
-        self.starts.append(start)
-        self.ends.append(end)
+        self.rows.append((op, op.fn, op.vjp, kw, a, b, start, end))
         shape_of = self.shape_of
         shape_of.append(shape)
         return len(shape_of) - 1
@@ -324,6 +319,7 @@ class LeanBuilder:
             if v >= self.k and v not in self.named:
                 self.named[v] = target
             self.env[target] = v
+            self.assigned = True
         self.result = v
         self.out_name = "out" if target is None else target
         self.stmts += 1
@@ -356,27 +352,8 @@ def _label(source: str, start: int, end: int) -> str:
     return source[start:end] if end - start <= 48 else source[start:start + 45] + "..."
 
 
-def _template(lb: LeanBuilder, out: int) -> Template:
-    names, k, shape_of, source = lb.names, lb.k, lb.shape_of, lb.source
-    n = len(shape_of)
-    self = Template()
-    self.n = n
-    self.slots = list(range(k))
-    self.scalar = not any(shape_of)  # every shape is ()
-    self.values0 = [None] * n + lb.numbers[::-1]
-    table, kw_col, a_col, b_col = lb.ops, lb.kws, lb.a, lb.b
-    lead = [None] * k
-    self.op = lead + table
-    self.fn = lead + [op.fn for op in table]
-    self.vjp = lead + [op.vjp for op in table]
-    self.kw = lead + kw_col
-    a_of = self.a = lead + a_col
-    b_of = self.b = lead + b_col
-    self.many = {}
-    both, first = (0, 1), (0,)  # numbers come second: only node inputs get gradients
-    self.grad_slots = [()] * k + [both if b is not None and b >= 0 else first for b in b_col]
-    self.forward_order = range(k, n)
-    # backward: autograd.propagate's order (graph_order's dependency counts, a LIFO ready list)
+def _backward_order(a_of, b_of, k: int, n: int, out: int) -> list[int]:
+    """autograd.propagate's order: graph_order's dependency counts, a LIFO ready list."""
     # (every op here has a node as its first input; the second is None, a number (< 0) or
     # a node; leaves (< k) are not visited)
     deps = [0] * n
@@ -414,7 +391,37 @@ def _template(lb: LeanBuilder, out: int) -> Template:
             deps[j] -= 1
             if not deps[j]:
                 push(j)
-    self.backward_order = order
+    return order
+
+
+def _template(lb: LeanBuilder, out: int) -> Template:
+    names, k, shape_of, source = lb.names, lb.k, lb.shape_of, lb.source
+    n = len(shape_of)
+    self = Template()
+    self.n = n
+    self.slots = list(range(k))
+    self.scalar = not any(shape_of)  # every shape is ()
+    self.values0 = [None] * n + lb.numbers[::-1]
+    # the rows as Template's columns (tuples: nothing changes them)
+    table, fns, vjps, kw_col, a_col, b_col, lb_starts, lb_ends = zip(*lb.rows)
+    lead = (None,) * k
+    self.op = lead + table
+    self.fn = lead + fns
+    self.vjp = lead + vjps
+    self.kw = lead + kw_col
+    a_of = self.a = lead + a_col
+    b_of = self.b = lead + b_col
+    self.many = {}
+    both, first = (0, 1), (0,)  # numbers come second: only node inputs get gradients
+    self.grad_slots = [()] * k + [both if b is not None and b >= 0 else first for b in b_col]
+    self.forward_order = range(k, n)
+    if lb.stmts == 1 and not lb.assigned and out == n - 1:
+        # one expression: a tree, each op read once, by an op recorded after it. For a tree,
+        # propagate's order below is the reverse of the recording order (the parser's post-
+        # order: a's ops, b's ops, the op; propagate: the op, then b's, then a's).
+        self.backward_order = list(range(n - 1, k - 1, -1))
+    else:
+        self.backward_order = _backward_order(a_of, b_of, k, n, out)
     f64 = np.dtype(np.float64)
     pairs: dict[tuple, tuple] = {}  # one (shape, dtype) object per distinct shape
     self.shapes = [pairs.get(shape) or pairs.setdefault(shape, (shape, f64))
@@ -426,7 +433,7 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     self.grads_at = [(name, i) for name, i in lb.env.items() if i < k]
     self.head = {"output": lb.out_name, "shape": list(shape_of[out]), "dtype": "float64",
                  "grad_fn": table[out - k].grad_fn}
-    named, lb_starts, lb_ends = lb.named, lb.starts, lb.ends
+    named = lb.named
 
     def labels() -> list[str]:  # each op node's name in the JSON
         return [named.get(i) or (start if end is None else _label(source, start, end)) or "?"

@@ -46,7 +46,8 @@ def _fields(t: Template) -> dict:
         "n": t.n, "slots": t.slots, "scalar": t.scalar, "output": t.output,
         "values0": [None if v is None else float(v) for v in t.values0],
         # the op table's own functions, kw, inputs, and which inputs get gradients
-        "columns": (t.op, t.fn, t.vjp, t.kw, t.a, t.b, t.many, t.grad_slots),
+        "columns": [list(c) for c in (t.op, t.fn, t.vjp, t.kw, t.a, t.b, t.grad_slots)],
+        "many": t.many,
         "forward_order": list(t.forward_order), "backward_order": t.backward_order,
         "shapes": [(shape, str(dtype)) for shape, dtype in t.shapes],
         "g0": t.g0.tolist(), "one": None if t.one is None else t.one.tolist(),
