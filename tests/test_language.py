@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ddx
 from ddx.errors import DdxError
@@ -144,6 +146,51 @@ def test_parser_tables_are_built_once_then_read_from_the_cache(tmp_path, monkeyp
     program = syntax.parse("y = (w*x + b)^2; y", cache=False)
     assert [s.kind for s in program.stmts] == ["assign", "expr"]
     assert program.stmts[0].value.kind == "bin" and program.stmts[0].value.value == "^"
+
+
+@pytest.fixture(scope="module")
+def plain_scan():
+    """The scanner as Lark's order defines it: every blank pattern, then every terminal."""
+    import re
+
+    from ddx import syntax
+
+    data = syntax._build_tables(syntax.grammar_text())
+    ignore = set(data["ignore"])
+    blanks = [rx for name, rx in data["terminals"] if name in ignore and name != "COMMENT"]
+    terms = [rx for name, rx in data["terminals"] if name not in ignore or name == "COMMENT"]
+    return re.compile(f"((?:{'|'.join(blanks)})*)(" + "|".join(f"(?:{rx})" for rx in terms)
+                      + r"|[\s\S])")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=" \t\f\r\n\\#.eE+-*/@^:,=()[];_xw019é٣\u00a0\u2003'\"%", max_size=40))
+def test_the_scanner_finds_what_lark_order_finds(plain_scan, text):
+    """scan_pattern reorders the terminals and rewrites the blanks: the same (blanks, token)
+    pairs everywhere, continuations, comments, non-ASCII digits and bad characters included."""
+    from ddx import syntax
+
+    assert syntax.tables().scan.findall(text) == plain_scan.findall(text)
+
+
+def test_the_scanner_tries_cheap_terminals_first_where_no_other_could_match():
+    from ddx import syntax
+
+    terms = [("NUMBER", r"\d+(?:\.\d*)?|\.\d+"), ("NAME", "[a-z][a-z0-9]*"), ("POW", r"\*\*"),
+             ("MUL", r"\*|/"), ("DOT", r"\."), ("LPAR", r"\(")]
+    order = [terms[i][0] for i in syntax.scan_order(terms)]
+    # single characters first, then what starts with a literal or a set, the fewest first
+    # characters first; '*' keeps POW before MUL, '.' NUMBER before DOT (".5" is a number)
+    assert order == ["LPAR", "POW", "MUL", "NAME", "NUMBER", "DOT"]
+    assert syntax.scan_pattern([r"[ \t]+", r"\\\n"], terms) == (
+        r"([ \t]*(?:(?:\\\n)[ \t]*)*)([\(]|(?:\*\*)|[\*/]|(?:[a-z][a-z0-9]*)|"
+        r"(?:\d+(?:\.\d*)?|\.\d+)|[\.]|[\s\S])")
+    assert syntax.one_char(r"\*|/") == frozenset("*/") and syntax.one_char(r"\*\*") is None
+    assert syntax.one_char(r"\d") is None  # (non-ASCII digits too)
+    assert syntax.first_chars(r"(?:\r?\n|#[^\n]*)+") == (frozenset(map(ord, "\r\n#")), False)
+    assert syntax.first_chars("a*b") == (frozenset(map(ord, "ab")), False)
+    assert syntax.first_chars("x?") == (frozenset(range(128)), True)  # may match nothing
+    assert syntax.first_chars("[^a]") == (frozenset(range(128)), True)
 
 
 def test_parser_tables_work_without_a_writable_cache(tmp_path, monkeypatch):
