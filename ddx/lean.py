@@ -68,18 +68,20 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
     builder, rules = found
     builder.reset(source, names, shapes)
     program = _CACHE.get(source)  # parsed already (the REPL, a materialised trace): no parse
-    try:
-        with paused():
+    # The collector stays off until the builder's rows (a tuple per op) are gone: for a long
+    # program, its passes over them would cost more than the whole compile.
+    with paused():
+        try:
             if program is not None:
                 _replay_tree(program, builder)
             else:
                 text = source if source.endswith("\n") else source + "\n"
                 _parse_tokens(_lex(text, tab), tab, rules)
-        return builder.template()
-    except (_Decline, _Unexpected, DdxSyntaxError):
-        return None  # (the ordinary path parses again, and reports errors in its own words)
-    finally:
-        builder.reset("", [], [])  # the per-thread builder keeps nothing of this program
+            return builder.template()
+        except (_Decline, _Unexpected, DdxSyntaxError):
+            return None  # (the ordinary path parses again and reports errors in its own words)
+        finally:
+            builder.reset("", [], [])  # the per-thread builder keeps nothing of this program
 
 
 def _replay_tree(program: Program, builder: LeanBuilder) -> None:
