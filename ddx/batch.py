@@ -37,9 +37,20 @@ def _unquote(m: re.Match) -> str:
     return m.group(1) if m.group(1) is not None else m.group(2)
 
 
+# the usual job line: a double-quoted expression, then plain words (NAME=VALUE, options)
+_USUAL = re.compile(r"""\s*"([^"\\]*)"((?:\s+[^\s"'\\]+)*)\s*""")
+
+
 def _split(text: str) -> list[str]:
-    """Shell-style words. Without backslashes a regex does it (shlex is slow per line);
-    with them, shlex itself."""
+    """Shell-style words. The usual line is one match; other lines without backslashes are
+    split by a regex (shlex is slow per line); with them, shlex itself."""
+    usual = _USUAL.fullmatch(text)
+    if usual is not None:
+        return [usual[1], *usual[2].split()]
+    return _split_words(text)
+
+
+def _split_words(text: str) -> list[str]:
     if "\\" not in text:
         words = _WORD.findall(text)
         if not _WORD.sub("", text).strip():  # every character belongs to a word: no stray quote

@@ -169,9 +169,10 @@ def _big(shape_dtype: tuple) -> bool:
     return parallel.threads() > 1 and prod(shape_dtype[0]) >= parallel.MIN_SIZE
 
 
-class JsonBody(str):
-    """A JSON object already written out, without its opening brace: what ``json.dumps`` of
-    the same dict would give after ``{``, so a caller can put ``"line": N, `` in front."""
+# A JSON object already written out, without its opening brace: what ``json.dumps`` of the
+# same dict would give after ``{``, so a caller can put ``"line": N, `` in front. (A plain
+# str: a subclass would copy each document once more.)
+JsonBody = str
 
 
 def _api():
@@ -592,4 +593,4 @@ class Template:
         fields[1::2] = grad_texts
         head = [value_texts[self.output]]
         head += [grad_texts[j] for _, j in self.grads_at]
-        return JsonBody(self.json_format() % tuple(head + fields))
+        return self.json_format() % tuple(head + fields)

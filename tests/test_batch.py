@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ddx import csvio
 
@@ -194,6 +196,24 @@ def test_job_word_splitting_matches_shlex(line):
     assert _split(line) == shlex.split(line)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=' \t"\'\\=.-+*()^ab1', max_size=8), max_size=5))
+def test_the_usual_job_line_splits_as_any_other_line(words):
+    """_split's one-match case gives what the general splitter gives, on lines that are
+    and lines that almost are a quoted expression and plain words."""
+    from ddx.batch import _split, _split_words
+    from ddx.errors import DdxUsageError
+
+    for line in (" ".join(words), '"' + " ".join(words) + '"', '"' + "".join(words) + '" w=1'):
+        try:
+            expected = _split_words(line)
+        except DdxUsageError:
+            with pytest.raises(DdxUsageError):
+                _split(line)
+            continue
+        assert _split(line) == expected, line
+
+
 def test_unbalanced_quote_is_reported():
     from ddx.batch import _split
     from ddx.errors import DdxUsageError
@@ -253,6 +273,6 @@ def test_replayed_jobs_are_identical_to_fresh_runs():
     # replayed: every job of an expression compiled from its AST, all but the first two of the
     # others (the second makes the template); of the log(x) lines, only the one without a
     # domain problem (x=0 gives a warning, which only the ordinary path reports)
-    assert kinds.count("JsonBody") == sum(12 if lean else 10 for *_, lean in templates) + 1
+    assert kinds.count("str") == sum(12 if lean else 10 for *_, lean in templates) + 1
     assert replayed == fresh
     assert json.loads(replayed[-1])["warnings"] and json.loads(replayed[-1])["value"] == "-inf"
