@@ -30,6 +30,7 @@ _REDUCTIONS = frozenset(REDUCTIONS)
 # each op's "op" and "grad_fn" fields in the JSON, and a leaf's
 _FIELDS = {name: op_fields(display_name(name), op.grad_fn) for name, op in OPS.items()}
 _LEAF_FIELDS = op_fields("leaf", None)
+_OP_FIELDS = {op: _FIELDS[name] for name, op in OPS.items()}  # (by the op itself)
 _ADD, _SUB, _RSUB, _MUL, _DIV, _NEG, _RECIPROCAL, _POW, _POW_SCALAR, _RPOW_SCALAR = (
     OPS[name] for name in ("add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow",
                            "pow_scalar", "rpow_scalar"))
@@ -438,8 +439,11 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     named = lb.named
 
     def labels() -> list[str]:  # each op node's name in the JSON
-        return [named.get(i) or (start if end is None else _label(source, start, end)) or "?"
-                for i, start, end in zip(range(k, n), lb_starts, lb_ends)]
+        found = [start if end is None else source[start:end] if end - start <= 48 else
+                 _label(source, start, end) for start, end in zip(lb_starts, lb_ends)]
+        for i, name in named.items():
+            found[i - k] = name
+        return [label or "?" for label in found] if "" in found else found
 
     def statics() -> list[tuple]:  # the JSON's fixed fields (Template.static_rows)
         found = [(i, name, _LEAF_FIELDS, [], middle_fields(shape_of[i], True, True))
@@ -455,16 +459,14 @@ def _template(lb: LeanBuilder, out: int) -> Template:
         if not _PLAIN(source):  # a label may need escapes
             parts += [node_format(*row) for row in statics()[k:]]
             return ", ".join(parts)
-        middles: dict = {}  # shape -> an op node's middle_fields
-        for i, op, a, b, label in zip(range(k, n), table, a_col, b_col, labels()):
-            shape = shape_of[i]
-            middle = middles.get(shape)
-            if middle is None:
-                middle = middles[shape] = middle_fields(shape, True, False)
-            # (labels and names are plain text here, as node_format would check)
-            inputs = f"[{a}]" if b is None or b < 0 else f"[{a}, {b}]"
-            parts.append(f'{{"id": {i}, "name": "{label}", {_FIELDS[op.name]}, "inputs": '
-                         f'{inputs}, "value": %s{middle}')
+        # (labels and names are plain text here, as node_format would check)
+        middles = {shape: middle_fields(shape, True, False) for shape in set(shape_of[k:])}
+        parts += [f'{{"id": {i}, "name": "{label}", {_OP_FIELDS[op]}, "inputs": [{a}], '
+                  f'"value": %s{middles[shape]}' if b is None or b < 0 else
+                  f'{{"id": {i}, "name": "{label}", {_OP_FIELDS[op]}, "inputs": [{a}, {b}], '
+                  f'"value": %s{middles[shape]}'
+                  for i, op, a, b, label, shape in zip(range(k, n), table, a_col, b_col,
+                                                      labels(), shape_of[k:])]
         return ", ".join(parts)
     self.statics = statics
     self.fmt = nodes_format
