@@ -17,6 +17,7 @@ from .program import DTYPES, Evaluator
 from .syntax import parse
 from .tensor import Tensor
 
+TRACE_DTYPES = ("float64", "float32")  # what a trace (one-liner, job, library) computes in
 OUTPUT_NAME = "out"
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
@@ -49,7 +50,7 @@ class Trace:
                  wrt: str | Iterable[str] | None = None,
                  no_grad: str | Iterable[str] | None = None,
                  dtype: str = "float64", retain_grad: bool = False, lean: bool = True) -> None:
-        if dtype not in ("float64", "float32"):
+        if dtype not in TRACE_DTYPES:
             raise DdxUsageError(f"--dtype must be float64 or float32, not {dtype!r}")
         self.source = source
         self.dtype = np.dtype(DTYPES[dtype])

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .api import _PLAIN_NUMBER, Trace, constant
+from .api import _PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
 from .errors import DdxError, DdxUsageError
 from .lean import compile_source
 from .program import CONSTANTS, DTYPES, FUNCTIONS, compile_expr
@@ -151,7 +151,15 @@ def job_lines(stream: IO[bytes]) -> Iterable[tuple[int, str | DdxError]]:
         yield number, text
 
 
-REPLAYABLE = {"wrt", "no_grad", "grad_output", "dtype"}
+REPLAYABLE = frozenset(("wrt", "no_grad", "grad_output", "dtype"))
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _dtype(opts: dict) -> np.dtype | None:
+    """A job's dtype: float64 unless --dtype says otherwise; None for one a trace refuses."""
+    if "dtype" not in opts:
+        return _FLOAT64
+    return np.dtype(DTYPES[opts["dtype"]]) if opts["dtype"] in TRACE_DTYPES else None
 
 
 class Replayer:
@@ -162,9 +170,11 @@ class Replayer:
         self.seen: set = set()  # keys met once: a template is kept when one comes back
 
     def key_and_values(self, expr: str, bindings: dict, opts: dict):
-        if set(opts) - REPLAYABLE or not bindings:
+        if opts and not REPLAYABLE.issuperset(opts) or not bindings:
             return None, None
-        dtype = np.dtype(DTYPES.get(opts.get("dtype", "float64"), np.float64))
+        dtype = _dtype(opts)
+        if dtype is None:  # (the ordinary path reports it)
+            return None, None
         values = []
         for value in bindings.values():
             if isinstance(value, str):
@@ -174,8 +184,8 @@ class Replayer:
             else:
                 arr = np.asarray(value, dtype=dtype)
             values.append(arr)
-        key = (expr, tuple(bindings), tuple(a.shape for a in values),
-               tuple(sorted((k, str(v)) for k, v in opts.items())))
+        key = (expr, tuple(bindings), tuple([a.shape for a in values]),
+               tuple(sorted([(k, str(v)) for k, v in opts.items()])) if opts else ())
         return key, values
 
     def run(self, expr: str, bindings: dict, opts: dict):
@@ -204,8 +214,7 @@ class Replayer:
     def compile(expr: str, names: list[str], values: list, opts: dict):
         """A template straight from the text (ddx/lean.py) for a job with a scalar output and
         no options, or None: that job runs the ordinary way, errors and all."""
-        template = compile_source(expr, names, [v.shape for v in values],
-                                  np.dtype(DTYPES.get(opts.get("dtype", "float64"))))
+        template = compile_source(expr, names, [v.shape for v in values], _dtype(opts))
         return template if template is not None and template.one is not None else None
 
     def keep(self, key, make: Callable) -> None:

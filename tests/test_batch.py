@@ -176,6 +176,18 @@ def test_csv_with_extra_bindings_and_reductions_fall_back_per_row():
     assert [list(map(float, r)) for r in body] == [[6.0, 0.0, 2.0], [10.0, 2.0, 0.0]]
 
 
+def test_a_dtype_a_trace_refuses_is_an_error_on_every_path():
+    """A job with --dtype float16 was computed in float64 once a template could replay it
+    (the replay took any unknown dtype for float64); the ordinary path refuses it."""
+    jobs = b'"x*2" x=3 --dtype float16\n"x*2" x=3 --dtype float16\n"x*2" x=3 --dtype float32\n'
+    code, out, err = run_batch("-", input=jobs)
+    docs = [json.loads(line) for line in out.splitlines()]
+    message = "--dtype must be float64 or float32, not 'float16'"
+    assert [d.get("error", {}).get("message") for d in docs] == [message, message, None]
+    assert docs[2]["dtype"] == "float32" and docs[2]["value"] == 6.0
+    assert code == 1 and "2 failed" in err
+
+
 def test_jsonl_round_trip():
     data = b'{"x": 2, "y": 3}\n{"x": 1}\n{"x": 0.5, "y": -1}\n'
     code, out, err = run_batch("--expr", "x^2 * y", "--jsonl", "-", input=data)
