@@ -12,6 +12,7 @@ code, and bench/run.py for ratios against the baselines."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -37,8 +38,12 @@ run_jobs(io.BytesIO("".join(lines[300:300 + {count}]).encode()), json_writer(io.
 
 def count(root: Path, jobs: int, measured: int) -> int:
     code = SCRIPT.format(root=str(root), bench=str(ROOT / "bench"), jobs=jobs, count=measured)
+    # the same count every time: one thread (OpenBLAS's idle threads spin, and valgrind
+    # counts every thread), and the same string hashes
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "DDX_NUM_THREADS": "1",
+           "PYTHONHASHSEED": "0"}
     proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, "-c", code], capture_output=True, text=True)
+                           sys.executable, "-c", code], capture_output=True, text=True, env=env)
     found = re.search(r"Collected : (\d+)", proc.stderr)
     if proc.returncode != 0 or found is None:
         raise SystemExit(f"valgrind failed:\n{proc.stderr[-2000:]}")

@@ -282,9 +282,7 @@ def deep_chain(rep: Report, n: int) -> None:
         api._SEEN.clear()
         g = ddx.trace(text, x=0.5)
         g.backward()
-    t_engine = median_time(engine, 3)
-    rep.add("deep", "ddx parse", t_parse / n, "per op")
-    rep.add("deep", "ddx engine (after parse)", t_engine / n, "per op")
+    fns = {"ddx engine (after parse)": engine}
     if have("torch"):
         import torch
 
@@ -294,7 +292,12 @@ def deep_chain(rep: Report, n: int) -> None:
             for i in range(n // 2):
                 y = y * (1 + (i % 7) * 1e-6) + (i % 5)
             y.backward()
-        rep.add("deep", "torch (Python loop)", median_time(run_torch, 3) / n, "per op")
+        fns["torch (Python loop)"] = run_torch
+    times = interleaved(fns, 5)
+    rep.add("deep", "ddx parse", t_parse / n, "per op")
+    for name, t in times.items():
+        rep.add("deep", name, t / n, "per op")
+    if "torch (Python loop)" in times:
         r = rep.ratio("deep", "ddx engine (after parse)", "torch (Python loop)")
         print(f"  -> ddx engine / torch = {r:.2f} per op (target <= 0.33)")
 

@@ -99,18 +99,17 @@ def _replay_tree(program: Program, builder: LeanBuilder) -> None:
         if code is None:
             code = cache[id(stmt.value)] = compile_expr(stmt.value)
         stack: list = []
-        push, pop = stack.append, stack.pop
+        push, pop, binary = stack.append, stack.pop, builder.binary
         for node in code:
             kind = node.kind
-            if kind == "num":
+            if kind == "bin":
+                b = pop()
+                kid = node.kids[1]
+                push(binary(node.value, pop(), b, node.start, node.end, kid.start, kid.end))
+            elif kind == "num":
                 push(_Weak(node.value[0]))
             elif kind == "name":
                 push(builder.lookup(node.value))
-            elif kind == "bin":
-                b = pop()
-                kid = node.kids[1]
-                push(builder.binary(node.value, pop(), b, node.start, node.end, kid.start,
-                                    kid.end))
             elif kind == "unop":
                 push(builder.unary(node.value, pop(), node.start, node.end))
             elif kind == "call" and not node.kw and len(node.kids) == 1:
@@ -276,7 +275,9 @@ class LeanBuilder:
             numbers = self.numbers
             numbers.append(number)
             second = -len(numbers)
-        return self._emit(op, kw, first, second, start, end, shape)
+        self.rows.append((op, op.fn, op.vjp, kw, first, second, start, end))  # (_emit, inline)
+        shape_of.append(shape)
+        return len(shape_of) - 1
 
     def unary(self, sym: str, a, start: int, end: int):
         if a is _UNBOUND:
