@@ -295,8 +295,9 @@ class LeanBuilder:
         if type(a) is _Weak:
             if name not in _UNARY:
                 raise _Decline  # sum(2): a tensor that does not require grad
-            try:  # sin(1): a plain number again, as the ordinary path computes it
-                with np.errstate(all="raise"):
+            try:  # sin(1): a plain number again, as the ordinary path computes it (where an
+                # underflow is no event: sigmoid(8103.1) is 1.0 after exp(-8103.1) underflows)
+                with np.errstate(all="raise", under="ignore"):
                     r = float(OPS[name].fn(float(a.v)))
             except (FloatingPointError, OverflowError):
                 raise _Decline from None
@@ -427,9 +428,12 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     else:
         self.backward_order = _backward_order(a_of, b_of, k, n, out)
     f64 = np.dtype(np.float64)
-    pairs: dict[tuple, tuple] = {}  # one (shape, dtype) object per distinct shape
-    self.shapes = [pairs.get(shape) or pairs.setdefault(shape, (shape, f64))
-                   for shape in shape_of]
+    if self.scalar:
+        self.shapes = [((), f64)] * n
+    else:
+        pairs: dict[tuple, tuple] = {}  # one (shape, dtype) object per distinct shape
+        self.shapes = [pairs.get(shape) or pairs.setdefault(shape, (shape, f64))
+                       for shape in shape_of]
     self.output = out
     # what backward() (or "ones") seeds the output with
     self.g0 = np.array(1.0, f64) if shape_of[out] == () else np.ones(shape_of[out], f64)
