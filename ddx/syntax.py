@@ -341,6 +341,8 @@ def first_chars(regex: str) -> tuple[frozenset, bool]:
         from re import _parser as sre  # the parser re itself uses; its nodes are plain data
 
         items = sre.parse(regex)
+        if items.state.flags & ~(sre.SRE_FLAG_UNICODE | sre.SRE_FLAG_VERBOSE):
+            return _ASCII, True  # (?i) and the like change what a literal matches
     except Exception:  # noqa: BLE001 - another Python's internals: assume the worst
         return _ASCII, True
     sets = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",

@@ -191,6 +191,8 @@ def test_the_scanner_tries_cheap_terminals_first_where_no_other_could_match():
     assert syntax.first_chars("a*b") == (frozenset(map(ord, "ab")), False)
     assert syntax.first_chars("x?") == (frozenset(range(128)), True)  # may match nothing
     assert syntax.first_chars("[^a]") == (frozenset(range(128)), True)
+    assert syntax.first_chars("(?i)a") == (frozenset(range(128)), True)  # 'A' too
+    assert syntax.one_char("(?i)a") is None and syntax.one_char("(?i:a)") is None
 
 
 def test_parser_tables_work_without_a_writable_cache(tmp_path, monkeypatch):
