@@ -320,8 +320,7 @@ def one_char(regex: str) -> frozenset[str] | None:
     """The characters ``regex`` matches when it matches exactly one ASCII character of a set
     (a literal, a class, alternatives of those), else None."""
     try:
-        from re import _parser as sre
-
+        sre = _sre()
         if sre.parse(regex).getwidth() != (1, 1):
             return None
     except Exception:  # noqa: BLE001 - another Python's internals: no merging
@@ -333,13 +332,22 @@ def one_char(regex: str) -> frozenset[str] | None:
 _ASCII = frozenset(range(128))
 
 
+def _sre():
+    """The parser the re module itself uses, whose nodes are plain data (re._parser;
+    sre_parse before Python 3.11)."""
+    try:
+        from re import _parser
+    except ImportError:
+        import sre_parse as _parser
+    return _parser
+
+
 def first_chars(regex: str) -> tuple[frozenset, bool]:
     """The characters a match of ``regex`` can begin with: the ASCII ones, and whether any
     other may. Never fewer than the truth; everything when unsure (a pattern that can match
     the empty text, flags, anything below that is not plain characters and repeats)."""
     try:
-        from re import _parser as sre  # the parser re itself uses; its nodes are plain data
-
+        sre = _sre()
         items = sre.parse(regex)
         if items.state.flags & ~(sre.SRE_FLAG_UNICODE | sre.SRE_FLAG_VERBOSE):
             return _ASCII, True  # (?i) and the like change what a literal matches
@@ -411,7 +419,7 @@ def scan_order(terms: list[tuple[str, str]]) -> list[int]:
     firsts = [first_chars(rx) for _, rx in terms]
     ones = [one_char(rx) is not None for _, rx in terms]
     try:
-        from re import _parser as sre
+        sre = _sre()
 
         def cheap(regex: str) -> bool:
             op, av = sre.parse(regex)[0]

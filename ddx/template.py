@@ -92,6 +92,27 @@ def _stand_in(shape_dtype: tuple) -> np.ndarray:
 
 
 SQUARES_CHUNK = 1 << 18  # elements squared at a time: a 2 MiB buffer, in cache (measured best)
+_SUMS_AS_NUMPY: list[bool] = []  # sums_as_numpy's answer, once known
+
+
+def sums_as_numpy() -> bool:
+    """Whether _sum_of_squares gives this numpy's bits for arrays over SQUARES_CHUNK.
+
+    It follows the order in which numpy sums a contiguous array from 2.3 on (2.3.5, 2.4.6
+    and 2.5.5 checked): one pairwise tree over the whole array. numpy 1.26 and 2.2 sum large
+    arrays in another order (one ulp apart here), and a later numpy may too. So the first
+    large sum of squares in a process compares the two on random numbers, whose sums round
+    differently in almost any other order, at sizes that take two and four blocks; if they
+    differ, the squares are made and summed by numpy itself (tests/test_lean.py checks
+    both ways)."""
+    if not _SUMS_AS_NUMPY:
+        rng = np.random.default_rng(2026)
+        same = True
+        for n in (SQUARES_CHUNK + 8, 4 * SQUARES_CHUNK + 40):
+            x = rng.random(n) - 0.5
+            same = same and _sum_of_squares(x).tobytes() == np.sum(np.square(x)).tobytes()
+        _SUMS_AS_NUMPY.append(same)
+    return _SUMS_AS_NUMPY[0]
 
 
 def _sum_of_squares(x: np.ndarray) -> np.float64:
@@ -477,7 +498,8 @@ class Template:
                     q = fused[i]
                     base = values[self.a[q]]
                     if type(base) is np.ndarray and base.dtype == np.float64 and \
-                            base.flags.c_contiguous:
+                            base.flags.c_contiguous and \
+                            (base.size <= SQUARES_CHUNK or sums_as_numpy()):
                         values[i] = np.asarray(_sum_of_squares(base))
                         continue
                     values[q] = np.asarray(fns[q](base, **kws[q]))

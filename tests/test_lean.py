@@ -281,12 +281,44 @@ def test_a_compiled_templates_json_is_what_json_dumps_writes(text, bindings):
 @pytest.mark.parametrize("n", [1, 7, 8, 9, 127, 129, 8193, 65536, 65537, 131073, 999_999,
                                2_000_003])
 def test_sum_of_squares_is_numpys_sum_of_the_squares_bit_for_bit(n):
-    from ddx.template import _sum_of_squares
+    """The fused sum of squares is numpy's own, bit for bit, on a numpy that sums in the
+    order it follows (sums_as_numpy: numpy 2.3 and later; 2.2 does not, and a replay there
+    makes the squares instead); a replay gives numpy's bits on any numpy."""
+    from ddx.template import SQUARES_CHUNK, _sum_of_squares, sums_as_numpy
 
     x = np.random.default_rng(n).standard_normal(n) * 10.0 ** np.random.default_rng(n).uniform(-3, 3)
-    assert _sum_of_squares(x).tobytes() == np.sum(np.square(x)).tobytes()
-    m = x[: n - n % 3].reshape(-1, 3) if n >= 3 else x  # a 2-D contiguous array sums flat
-    assert _sum_of_squares(m).tobytes() == np.sum(np.square(m)).tobytes()
+    expected = np.sum(np.square(x))
+    # (2.3.5, 2.4.6 and 2.5.5 sum in the fused order; 1.26.4 and 2.2.6 do not)
+    assert sums_as_numpy() == (np.lib.NumpyVersion(np.__version__) >= "2.3.0")
+    if n <= SQUARES_CHUNK or sums_as_numpy():
+        assert _sum_of_squares(x).tobytes() == expected.tobytes()
+        m = x[: n - n % 3].reshape(-1, 3) if n >= 3 else x  # a 2-D contiguous array sums flat
+        assert _sum_of_squares(m).tobytes() == np.sum(np.square(m)).tobytes()
+    api._TEMPLATES.clear()
+    g = ddx.trace("sum(x^2)", x=x)
+    g.backward()
+    assert g.value.tobytes() == expected.tobytes()
+    assert g.grads["x"].tobytes() == (2 * x).tobytes()
+
+
+def test_a_numpy_that_sums_in_another_order_gets_its_own_bits(monkeypatch):
+    """Where numpy sums large arrays in another order than the fused sum's, the replay
+    makes the squares and lets numpy sum them. Simulated: a fused sum that is off (by more
+    than another order could make it: numpy 2.2's own order is one ulp from the fused one)."""
+    from ddx.template import SQUARES_CHUNK
+
+    real = template_module._sum_of_squares
+    monkeypatch.setattr(template_module, "_sum_of_squares", lambda x: real(x) * (1 + 1e-9)
+                        if x.size > SQUARES_CHUNK else real(x))
+    monkeypatch.setattr(template_module, "_SUMS_AS_NUMPY", [])
+    assert not template_module.sums_as_numpy()
+    x = np.random.default_rng(7).standard_normal(SQUARES_CHUNK * 2 + 3)
+    api._TEMPLATES.clear()
+    g = ddx.trace("sum(x^2)", x=x)
+    g.backward()
+    assert g._fast is not None  # (the replay, not the graph)
+    assert g.value.tobytes() == np.sum(np.square(x)).tobytes()
+    assert g.grads["x"].tobytes() == (2 * x).tobytes()
 
 
 def test_a_strided_binding_is_squared_and_summed_the_ordinary_way():
