@@ -261,6 +261,20 @@ class Tables:
         if simple and not internal and picks == list(range(size)) and method is not None \
                 and not (expand1 and alias is None and size == 1):
             return size, method, origin  # every child goes to the builder as it is
+        keep = [tuple(k) for k in keep]
+        if internal and keep and keep[0] == (0, True) and \
+                all(not expand for _, expand in keep[1:]):
+            # a left-recursive repetition (__items_star: __items_star COMMA expr): the list
+            # so far grows in place. Copying it at each step would make n items cost n^2;
+            # each list on the parser's stack has exactly one consumer, so nothing else
+            # sees it change.
+            rest = [i for i, _ in keep[1:]]
+
+            def grow(*children):
+                kids = children[0]
+                kids.extend([children[i] for i in rest])
+                return kids
+            return size, grow, origin
 
         def build(*children):
             if simple:
