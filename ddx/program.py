@@ -20,6 +20,8 @@ from .errors import (
     suggest,
 )
 from .fmt import number as fmt_number
+from .journal import Journal
+from .limits import MAX_DIMS, check_elements
 from .ops import OPS, REDUCTIONS, UNARY, stack_op
 from .syntax import Ast, Program, Stmt
 from .tensor import AccumulateGrad, Function, Tensor
@@ -132,6 +134,8 @@ def compile_expr(root: Ast) -> list[Ast]:
 class Evaluator:
     """Runs statements against an environment of names, recording every tensor it makes."""
 
+    journal: Journal | None = None  # a REPL session's undo log for the running statement
+
     def __init__(self, program: Program, env: dict[str, Any] | None = None, *,
                  dtype=np.float64, leaf_requires: Callable[[str], bool] | None = None,
                  repl: bool = False) -> None:
@@ -198,19 +202,29 @@ class Evaluator:
             raise DdxTypeError("can only assign to a name or an attribute (x.requires_grad = true)",
                                start=target.start, end=target.end)
         name = target.value
+        journal = self.journal
         if isinstance(value, Tensor):
             if value.const:
                 value = self.make_leaf(name, value.value, start=target.start)
             elif value.name is None and not value.weak:
+                if journal is not None:
+                    journal.keep(value, "name")
                 value.name = name
             elif value.weak:
                 value = self.make_leaf(name, value.value, start=target.start)
-        self.env[name] = value
+        if journal is not None:
+            journal.bind(self.env, name, value)
+        else:
+            self.env[name] = value
         return value
 
     def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:
-        """A named leaf (x = 2, or a binding): float, requiring grad unless told otherwise."""
-        arr = np.asarray(raw, dtype=dtype or self.dtype)
+        """A named leaf (x = 2, or a binding): float, requiring grad unless told otherwise.
+
+        In the REPL the value is a copy: a literal's array is cached with the parsed text, and
+        an in-place op on the leaf (x.zero_()) must not change every later ``x = 2.0``."""
+        arr = (np.array(raw, dtype=dtype or self.dtype) if self.repl
+               else np.asarray(raw, dtype=dtype or self.dtype))
         t = Tensor(arr, False, name=name, span=(start, start) if start is not None else None)
         t.requires_grad = self.leaf_requires(name) and GRAD_MODE.enabled
         self.nodes.append(t)
@@ -218,17 +232,36 @@ class Evaluator:
 
     def set_attr(self, target: Ast, value: Any) -> Any:
         obj = self.evaluate(target.kids[0])
-        if not isinstance(obj, Tensor):
+        if not isinstance(obj, Tensor) or obj.weak:
             raise DdxTypeError(f"cannot set .{target.value} on {type_name(obj)}")
+        journal = self.journal
         if target.value == "requires_grad":
-            obj.set_requires_grad(truth(value), via="attr")
+            flag = truth(value)
+            if journal is not None:
+                journal.keep(obj, "requires_grad")
+            obj.set_requires_grad(flag, via="attr")
         elif target.value == "grad":
             if value is None:
-                obj.grad = None
-            elif isinstance(value, Tensor):
-                obj.grad = np.array(value.value, dtype=obj.dtype)
+                grad = None
+            elif isinstance(value, Tensor) and not value.weak:
+                if value is obj:
+                    raise DdxRuntimeError("can't assign Variable as its own grad")
+                if value.value.dtype != obj.value.dtype:
+                    raise DdxRuntimeError("assigned grad has data of a different type",
+                                          hint=f"the tensor is {obj.value.dtype}, the grad "
+                                               f"{value.value.dtype}")
+                if value.value.shape != obj.value.shape:
+                    raise DdxRuntimeError("assigned grad has data of a different size",
+                                          hint=f"the tensor has shape {list(obj.value.shape)}, "
+                                               f"the grad {list(value.value.shape)}")
+                grad = np.array(value.value)  # (a copy: .grad never aliases another value)
             else:
-                raise DdxTypeError("assigned grad expected to be a Tensor or None")
+                raise DdxTypeError("assigned grad expected to be a Tensor or None but got grad "
+                                   f"of type {_py_type(value)}")
+            if journal is not None:
+                journal.set(obj, "grad", grad)
+            else:
+                obj.grad = grad
         else:
             raise DdxTypeError(f"cannot set attribute '{target.value}'")
         return None
@@ -462,6 +495,13 @@ class Evaluator:
             first, other = sorted(shapes, key=len)[:2]
             raise DdxShapeError(f"ragged literal: items have shapes {list(first)} and "
                                 f"{list(other)}", start=node.start, end=node.end)
+        item = tensors[0].value
+        if item.ndim >= MAX_DIMS:
+            raise DdxShapeError(f"a literal nests at most {MAX_DIMS} brackets deep (a tensor has "
+                                f"at most {MAX_DIMS} dimensions)", start=node.start,
+                                end=node.start + 1)
+        if len(tensors) * item.size > 100_000:  # (the one check a small literal pays)
+            check_elements(len(tensors) * item.size, "a [..] literal")
         if all(t.const for t in tensors):
             values = [t.value for t in tensors]
             arr = np.stack(values)
@@ -529,6 +569,14 @@ def truth(value: Any) -> bool:
     if isinstance(value, Tensor) and value.value.size == 1:
         return bool(value.value.item())
     raise DdxTypeError(f"expected true or false, got {type_name(value)}")
+
+
+def _py_type(value: Any) -> str:
+    """Python's name for a value's type, as PyTorch's messages show it."""
+    if isinstance(value, Tensor):
+        return "int" if value.value.dtype.kind in "iu" else (
+            "bool" if value.value.dtype.kind == "b" else "float")
+    return "NoneType" if value is None else type(value).__name__
 
 
 def type_name(value: Any) -> str:

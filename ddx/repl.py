@@ -127,12 +127,20 @@ class Repl:
 
     # --- the loop --------------------------------------------------------------------
     def handle(self, text: str) -> bool:
+        """Run what was typed; an error of any kind, or Ctrl-C, never ends the session."""
         stripped = text.strip()
         if not stripped:
             return True
-        if stripped.startswith(":"):
-            return self.command(stripped)
-        self.session.run(text)
+        try:
+            if stripped.startswith(":"):
+                return self.command(stripped)
+            self.session.run(text)
+        except KeyboardInterrupt:
+            self._err("KeyboardInterrupt")  # (the statement's changes were undone)
+        except Exception as exc:  # noqa: BLE001 - the session's boundary
+            from .session import foreign_error
+
+            self._err(format_error(foreign_error(exc, stripped)))
         return True
 
     def loop(self) -> int:

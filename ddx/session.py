@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .errors import DdxError
+from .errors import DdxError, DdxRuntimeError
+from .journal import Journal
 from .program import Evaluator
 from .surface import NOTHING, show
 from .syntax import parse
@@ -68,6 +69,27 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
         yield start, "\n".join(lines[start:i])
 
 
+def foreign_error(exc: Exception, source: str, stmt=None) -> DdxError:
+    """An exception that is not one of ddx's own, as a located ddx error.
+
+    numpy words its refusals well ("Integers to negative integer powers are not allowed."),
+    so a ValueError and its kin keep their text; anything else is a bug in ddx, reported as
+    such, but the session still goes on."""
+    start, end = (stmt.start, stmt.end) if stmt is not None else (None, None)
+    if isinstance(exc, MemoryError):
+        return DdxRuntimeError("out of memory", start=start, end=end, source=source,
+                               hint="the statement needs more memory than there is; nothing "
+                                    "it did was kept")
+    if isinstance(exc, RecursionError):
+        return DdxRuntimeError("input nested too deeply", start=start, end=end, source=source)
+    if isinstance(exc, (ValueError, IndexError, ArithmeticError)):
+        return DdxRuntimeError(str(exc) or type(exc).__name__, start=start, end=end,
+                               source=source)
+    return DdxError(f"internal error: {type(exc).__name__}: {exc}", start=start, end=end,
+                    source=source, hint="please report this input; nothing the statement did "
+                                        "was kept")
+
+
 class Session:
     """Names bound so far, and the output sinks; a failed statement leaves the state unchanged."""
 
@@ -96,7 +118,11 @@ class Session:
         self.err(format_error(exc, numbered=numbered))
 
     def run(self, text: str, *, line_offset: int = 0, numbered: bool = False) -> bool:
-        """Run one chunk of statements, printing results; False if a statement failed."""
+        """Run one chunk of statements, printing results; False if a statement failed.
+
+        Each statement is a transaction: what it changed (bindings, .grad, requires_grad,
+        freed graphs, values changed in place) is journaled, and undone if it fails in any
+        way, Ctrl-C included. Any error is reported; none ends the session."""
         try:
             program = parse(text)
         except DdxError as exc:
@@ -104,17 +130,32 @@ class Session:
                 exc.hint = "drop the 'val': write x = ..."
             self.report(exc, line_offset, numbered=numbered)
             return False
+        except Exception as exc:  # noqa: BLE001 - a session never ends on an error
+            self.report(foreign_error(exc, text), line_offset, numbered=numbered)
+            return False
         ev = self.evaluator(program)
         for stmt in program.stmts:
+            journal = ev.journal = Journal()
+            made = len(self.nodes)
             try:
                 result = ev.run_stmt(stmt)
-            except DdxError as exc:
+                shown = show(ev, result) if stmt.kind == "expr" and result is not NOTHING \
+                    else None
+            except BaseException as exc:
+                journal.rollback()
+                del self.nodes[made:]
+                ev.journal = None
                 self._flush(ev)
+                if not isinstance(exc, Exception):
+                    raise  # Ctrl-C, exit: the caller's (with the state as it was)
+                if not isinstance(exc, DdxError):
+                    exc = foreign_error(exc, program.source, stmt)
                 self.report(exc, line_offset, numbered=numbered)
                 return False
+            ev.journal = None
             self._flush(ev)
-            if stmt.kind == "expr" and result is not NOTHING:
-                self.out(show(ev, result))
+            if shown is not None:
+                self.out(shown)
         return True
 
     def _flush(self, ev: Evaluator) -> None:

@@ -7,12 +7,21 @@ from typing import Any
 import numpy as np
 
 from . import autograd
-from .errors import DdxRuntimeError, DdxTypeError, suggest
+from .errors import DdxRuntimeError, DdxShapeError, DdxTypeError, suggest
+from .limits import MAX_DIMS, check_elements
 from .program import DTYPES, FUNCTIONS, NO_GRAD, TORCH, DType, Evaluator, Namespace, _arity, truth, type_name
 from .syntax import Ast
 from .tensor import AccumulateGrad, Function, Tensor
 
-NOTHING = object()  # what statements such as x.backward() give: the REPL prints nothing
+
+class NoneType:
+    """What statements such as x.backward() give (Python's None): the REPL prints nothing."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+NOTHING = NoneType()
 
 NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -79,11 +88,28 @@ def fn_tensor(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
 
 
 def _shape_args(ev: Evaluator, node: Ast, args: list) -> tuple[int, ...]:
+    """A constructor's size, checked as PyTorch checks it and against DDX_MAX_ELEMENTS before
+    anything is allocated."""
     if len(args) == 1 and isinstance(args[0], (tuple, Size)):
-        return tuple(args[0])
-    if len(args) == 1 and isinstance(args[0], Tensor) and args[0].value.ndim == 1:
-        return tuple(int(v) for v in args[0].value.tolist())
-    return tuple(ev.int_arg(a, node) for a in args)
+        items = list(args[0])
+    elif len(args) == 1 and isinstance(args[0], Tensor) and args[0].value.ndim == 1:
+        items = [Tensor(np.asarray(v)) for v in args[0].value.tolist()]
+    else:
+        items = args
+    shape = tuple(v if type(v) is int else ev.int_arg(v, node) for v in items)
+    if len(shape) > MAX_DIMS:
+        raise DdxRuntimeError(f"{node.value}(): a tensor has at most {MAX_DIMS} dimensions, "
+                              f"got {len(shape)}", start=node.pos, end=node.end)
+    for n in shape:
+        if n < 0:
+            raise DdxRuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                  f"[{', '.join(map(str, shape))}]",
+                                  start=node.pos, end=node.end)
+    count = 1
+    for n in shape:
+        count *= n
+    check_elements(max([count, *shape]), f"{node.value}()")
+    return shape
 
 
 def _filled(fill: float):
@@ -112,9 +138,12 @@ def _filled_like(fill: float):
 def fn_zero_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
     _arity(node, args, 0, kw)
     seen = set()
+    journal = ev.journal
     for value in ev.env.values():
         if isinstance(value, Tensor) and value.is_leaf and id(value) not in seen:
             seen.add(id(value))
+            if journal is not None:
+                journal.keep(value, "grad")
             value.grad = None
     return NOTHING
 
@@ -222,6 +251,8 @@ def m_backward(ev, node, t, args, kw):
     if gradient is not None and not isinstance(gradient, Tensor):
         raise DdxTypeError(f"gradient must be a tensor, got {type_name(gradient)}")
     g = None if gradient is None else gradient.value
+    if ev.journal is not None:
+        _journal_backward(ev.journal, t)
     try:
         with autograd.fp_guard():
             autograd.backward(t, g, retain_graph=retain)
@@ -234,8 +265,20 @@ def m_backward(ev, node, t, args, kw):
     return NOTHING
 
 
+def _journal_backward(journal, root: Tensor) -> None:
+    """What backward() through ``root`` may change: the .grad of every leaf and retaining node
+    it reaches, and the freed flag of every Function (as much work as the pass itself)."""
+    for t in autograd.ancestors(root):
+        if t.requires_grad and (t.grad_fn is None or t.retains_grad):
+            journal.keep(t, "grad")
+        if t.grad_fn is not None:
+            journal.keep(t.grad_fn, "freed")
+
+
 def m_retain_grad(ev, node, t, args, kw):
     _arity(node, args, 0, kw)
+    if ev.journal is not None:
+        ev.journal.keep(t, "retains_grad")
     t.retain_grad()
     return NOTHING
 
@@ -243,6 +286,8 @@ def m_retain_grad(ev, node, t, args, kw):
 def m_requires_grad_(ev, node, t, args, kw):
     _check_kw(node, kw, ("requires_grad",))
     flag = truth(args[0]) if args else truth(_kw(kw, "requires_grad", True))
+    if ev.journal is not None:
+        ev.journal.keep(t, "requires_grad")
     t.set_requires_grad(flag, via="method")
     return t
 
@@ -263,15 +308,29 @@ def m_zero_(ev, node, t, args, kw):
     if t.is_leaf and t.requires_grad and autograd.GRAD_MODE.enabled:
         raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
                               "operation.")
+    if ev.journal is not None:
+        ev.journal.overwrite(t.value)
     t.value[...] = 0
     return t
 
 
 def m_size(ev, node, t, args, kw):
-    _check_kw(node, kw, ())
-    if args:
-        return Tensor(np.asarray(t.value.shape[ev.int_arg(args[0], node)]))
-    return Size(t.value.shape)
+    _check_kw(node, kw, ("dim",))
+    if len(args) > 1:
+        raise DdxTypeError(f"size() takes at most 1 argument ({len(args)} given)",
+                           start=node.pos, end=node.end)
+    dim = args[0] if args else _kw(kw, "dim")
+    if dim is None:
+        return Size(t.value.shape)
+    d = ev.int_arg(dim, node)
+    nd = t.value.ndim
+    if nd == 0:
+        raise DdxShapeError(f"Dimension specified as {d} but tensor has no dimensions",
+                            start=node.pos, end=node.end)
+    if not -nd <= d < nd:
+        raise DdxShapeError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                            f"{nd - 1}], but got {d})", start=node.pos, end=node.end)
+    return Tensor(np.asarray(t.value.shape[d]))
 
 
 def m_numpy(ev, node, t, args, kw):
