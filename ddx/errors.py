@@ -77,6 +77,43 @@ class DdxRuntimeError(DdxError):
     kind = "RuntimeError"
 
 
+class DdxOutputError(DdxError):
+    """A result could not be written (no space, no folder, no permission ...)."""
+
+    kind = "OutputError"
+
+    def __init__(self, message: str, *, hint: str | None = None, stdout: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        self.stdout = stdout  # standard output itself failed: nothing more can go there
+
+
+# usage errors the one-liner and batch job lines share, so both word them alike
+
+def missing_expression() -> DdxUsageError:
+    return DdxUsageError("missing expression", hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1')
+
+
+def not_a_binding(item: str) -> DdxUsageError:
+    return DdxUsageError(f"expected NAME=VALUE, got {item!r}",
+                         hint='quote the expression if it contains spaces, e.g. ddx "w * x" w=3 '
+                              "x=2")
+
+
+def no_such_option(option: str) -> DdxUsageError:
+    return DdxUsageError(f"no such option: {option}",
+                         hint="see ddx --help; an expression that starts with '--' goes after "
+                              "a '--': ddx -- --x x=1")
+
+
+def option_needs_value(option: str) -> DdxUsageError:
+    return DdxUsageError(f"option {option} needs a value")
+
+
+def hessian_needs_scalar() -> DdxUsageError:
+    return DdxUsageError("--hessian needs a scalar output",
+                         hint="reduce it first, e.g. sum(...), or use --jacobian")
+
+
 def suggest(word: str, choices) -> str | None:
     """The closest of ``choices`` to ``word``, for a 'did you mean' hint."""
     import difflib
@@ -85,8 +122,14 @@ def suggest(word: str, choices) -> str | None:
     return close[0] if close else None
 
 
+SHOWN = 100  # characters of a long source line shown on each side of the caret
+
+
 def format_error(exc: DdxError, *, numbered: bool = False) -> str:
-    """``error: ...``, then for a located error the source line with a caret, then the hint."""
+    """``error: ...``, then for a located error the source line with a caret, then the hint;
+    control and bidi characters escaped (``\\x1b``), as everything ddx shows on a terminal."""
+    from .textsafe import pad_under, safe_text
+
     lines = [f"error: {exc.message}"]
     line, column = exc.location()
     if line is not None and exc.source is not None:
@@ -95,9 +138,13 @@ def format_error(exc: DdxError, *, numbered: bool = False) -> str:
         prefix = f"  {line} | " if many else "  "
         width = 1
         if exc.end is not None and exc.start is not None and exc.end > exc.start:
-            width = max(1, min(exc.end - exc.start, len(text) - column + 1))
-        lines.append(prefix + text)
-        lines.append(" " * (len(prefix) + column - 1) + "^" * width)
+            width = max(1, min(exc.end - exc.start, len(text) - column + 1, SHOWN))
+        first, last = max(0, column - 1 - SHOWN), min(len(text), column - 1 + width + SHOWN)
+        before, marked = text[first:column - 1], text[column - 1:column - 1 + width]
+        shown = ("..." if first else "") + text[first:last] + ("..." if last < len(text) else "")
+        lines.append(prefix + safe_text(shown))
+        caret = "^" * max(1, len(pad_under(marked)))
+        lines.append(" " * len(prefix) + ("   " if first else "") + pad_under(before) + caret)
     if exc.hint:
         lines.append(f"hint: {exc.hint}")
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))

@@ -1,16 +1,19 @@
-"""Pure functions from a Trace to Rich renderables; they never compute gradients and never print."""
+"""Pure functions from a Trace to Rich renderables; they never compute gradients and never print.
+
+Every text goes in as a ``Text`` made by ``_t``: escaped for the terminal (``\\x1b``, ``\\u202e``)
+and never read as Rich markup, whatever console prints it."""
 
 from __future__ import annotations
 
 from rich import box
 from rich.console import Group
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
 from . import fmt
 from .tensor import Tensor
+from .textsafe import safe_text
 
 MAX_ROWS = 40
 MAX_DEPTH = 12
@@ -20,6 +23,11 @@ STYLE_LEAF = "bold blue"
 STYLE_OP = "yellow"
 STYLE_OUT = "bold green"
 STYLE_BAD = "bold red"
+
+
+def _t(text, style: str = "") -> Text:
+    """User or ddx text as a Text: control and bidi characters escaped, no markup."""
+    return Text(safe_text(str(text)), style=style)
 
 
 def _val(arr, *, width: int = 40, exact: bool = True) -> Text:  # noqa: D103
@@ -53,8 +61,8 @@ def forward_table(trace) -> Table:
         name = t.display if t is not trace.output else f"{trace.output_name} = {t.display}" \
             if t.name is None else t.display
         op = t.grad_fn.name if t.grad_fn is not None else ("leaf" if t.op == "leaf" else t.op)
-        table.add_row(Text(name, style=_name_style(trace, t)), op, fmt.shape(t.value),
-                      _val(t.value), str(t.requires_grad))
+        table.add_row(_t(name, _name_style(trace, t)), _t(op), _t(fmt.shape(t.value)),
+                      _val(t.value), _t(t.requires_grad))
     return table
 
 
@@ -62,15 +70,15 @@ def _tree_label(trace, t: Tensor | None, const=None) -> Text:
     if t is None:
         return Text("None", style="dim")
     label = Text()
-    name = t.display
+    name = safe_text(t.display)
     if t is trace.output and t.name is None:
-        name = f"{trace.output_name} = {name}"
+        name = f"{safe_text(trace.output_name)} = {name}"
     if len(name) > 24:
         name = name[:21] + "..."
     label.append(name, style=_name_style(trace, t))
     label.append("  ")
     if t.grad_fn is not None:
-        label.append(t.grad_fn.name, style=STYLE_OP)
+        label.append(safe_text(t.grad_fn.name), style=STYLE_OP)
     elif t.requires_grad:
         label.append("AccumulateGrad", style=STYLE_LEAF)
     else:
@@ -117,18 +125,18 @@ def grad_fn_tree(trace) -> Tree:
 
 
 def gradient_table(trace) -> Table:
-    table = Table(title=f"gradients of {escape(trace.output_name)}", box=box.SIMPLE_HEAD,
+    table = Table(title=_t(f"gradients of {trace.output_name}"), box=box.SIMPLE_HEAD,
                   title_justify="left")
     table.add_column("leaf", style=STYLE_LEAF)
     table.add_column("shape")
-    table.add_column(f"d{trace.output_name}/d(leaf)", overflow="fold")
+    table.add_column(_t(f"d{trace.output_name}/d(leaf)"), overflow="fold")
     for name, t in trace.leaves.items():
         g = t.grad
-        table.add_row(name, fmt.shape(t.value),
+        table.add_row(_t(name), _t(fmt.shape(t.value)),
                       _val(g, width=50) if g is not None else Text("None (not used)", "dim"))
     for t in trace.nodes:
         if t.retains_grad and t.grad is not None:
-            table.add_row(Text(t.display, style=STYLE_OP), fmt.shape(t.value),
+            table.add_row(_t(t.display, STYLE_OP), _t(fmt.shape(t.value)),
                           _val(t.grad, width=50))
     return table
 
@@ -152,27 +160,28 @@ def forward_view(trace, result: dict) -> Group:
     for col in ("leaf", "reverse", "forward"):
         table.add_column(col, overflow="fold")
     for name, g in result["gradients"].items():
-        table.add_row(Text(name, style=STYLE_LEAF), _val(trace.grads[name]), _val(g))
+        table.add_row(_t(name, STYLE_LEAF), _val(trace.grads[name]), _val(g))
     max_abs, max_rel = result["difference"]
     rev, fwd = result["cost"]["reverse"], result["cost"]["forward"]
     cost = Table(box=box.SIMPLE_HEAD, title="cost", title_justify="left")
     cost.add_column("mode")
     cost.add_column("passes")
     cost.add_column("primitive ops")
-    cost.add_row("reverse", "1 forward + 1 backward",
-                 f"{rev['forward_ops']} forward + {rev['vjps']} VJPs")
-    cost.add_row("forward", f"{fwd['passes']} (one per input element)", f"{fwd['ops']} JVPs")
+    cost.add_row(_t("reverse"), _t("1 forward + 1 backward"),
+                 _t(f"{rev['forward_ops']} forward + {rev['vjps']} VJPs"))
+    cost.add_row(_t("forward"), _t(f"{fwd['passes']} (one per input element)"),
+                 _t(f"{fwd['ops']} JVPs"))
     return Group(table, Text(f"max |reverse - forward| = {max_abs:.3g}   max relative = "
                              f"{max_rel:.3g}"), cost)
 
 
 def check_view(trace, result: dict) -> Group:
-    table = Table(title=f"finite differences ({result['method']}, {result['step_rule']})",
+    table = Table(title=_t(f"finite differences ({result['method']}, {result['step_rule']})"),
                   box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("leaf", "reverse", "finite difference"):
         table.add_column(col, overflow="fold")
     for name, g in result["gradients"].items():
-        table.add_row(Text(name, style=STYLE_LEAF), _val(trace.grads[name]), _val(g, exact=False))
+        table.add_row(_t(name, STYLE_LEAF), _val(trace.grads[name]), _val(g, exact=False))
     verdict = Text("ok: " if result["ok"] else "MISMATCH: ",
                    style="bold green" if result["ok"] else STYLE_BAD)
     verdict.append(f"max abs error {result['max_abs_error']:.3g}, max relative error "
@@ -180,15 +189,15 @@ def check_view(trace, result: dict) -> Group:
                    f"atol {result['atol']:g})")
     parts = [table, verdict]
     if "warning" in result:
-        parts.append(Text("warning: " + result["warning"], style="yellow"))
+        parts.append(_t("warning: " + result["warning"], "yellow"))
     return Group(*parts)
 
 
 def jacobian_view(trace, result: dict) -> Group:
-    parts = [Text(f"Jacobian of {trace.output_name} (shape {fmt.shape(trace.output.value)})",
-                  style="bold")]
+    parts = [_t(f"Jacobian of {trace.output_name} (shape {fmt.shape(trace.output.value)})",
+                "bold")]
     for name, jac in result["reverse"].items():
-        parts.append(Text.assemble((f"d{trace.output_name}/d{name}", STYLE_LEAF),
+        parts.append(Text.assemble(_t(f"d{trace.output_name}/d{name}", STYLE_LEAF),
                                    f"  shape {fmt.shape(jac)}"))
         parts.append(Text(fmt.value(jac, threshold=64, width=76, exact=False)))
     rev, fwd = result["cost"]["reverse"], result["cost"]["forward"]
@@ -202,10 +211,10 @@ def jacobian_view(trace, result: dict) -> Group:
 
 
 def hessian_view(trace, result: dict) -> Group:
-    parts = [Text(f"Hessian of {trace.output_name} ({result['method']})", style="bold")]
+    parts = [_t(f"Hessian of {trace.output_name} ({result['method']})", "bold")]
     for a, row in result["hessian"].items():
         for b, block in row.items():
-            parts.append(Text(f"d2{trace.output_name}/d{a}d{b}", style=STYLE_LEAF))
+            parts.append(_t(f"d2{trace.output_name}/d{a}d{b}", STYLE_LEAF))
             parts.append(Text(fmt.value(block, threshold=64, width=76, exact=False)))
     ok = result["check"]["ok"]
     parts.append(Text(("ok" if ok else "MISMATCH") + ": finite differences of the gradient agree"
@@ -215,10 +224,10 @@ def hessian_view(trace, result: dict) -> Group:
 
 
 def explain_view(trace, result: dict) -> Group:
-    out = trace.output_name
+    out = safe_text(trace.output_name)
     parts = [Text("chain rule, path by path", style="bold")]
     for name, entry in result["leaves"].items():
-        head = Text(f"d{out}/d{name}", style=STYLE_LEAF)
+        head = _t(f"d{out}/d{name}", STYLE_LEAF)
         if entry["mode"] == "unused":
             parts.append(head.append(" = 0: no path leads from the output to it", style="dim"))
             continue
@@ -237,8 +246,8 @@ def explain_view(trace, result: dict) -> Group:
             for j, f in enumerate(path["factors"]):
                 if j:
                     line.append(" × ")
-                line.append(f"[{f['node']}] ", style=STYLE_OP)
-                line.append(f["local"])
+                line.append(safe_text(f"[{f['node']}] "), style=STYLE_OP)
+                line.append(safe_text(str(f["local"])))
                 if f["local"] != fmt.number(f["value"]):
                     line.append(f" = {_num(f['value'])}")
             line.append(f" → {_num(path['product'])}", style="bold")
@@ -256,17 +265,17 @@ def explain_view(trace, result: dict) -> Group:
         for col in ("node", "input", "local", "upstream", "gets", "broadcast"):
             table.add_column(col, overflow="fold")
         for s in steps[:MAX_ROWS]:
-            table.add_row(Text(f"{s['node']} {s['at']}", style=STYLE_OP), s["input"],
-                          s["local"], _val(s["upstream"], width=24, exact=False),
+            table.add_row(_t(f"{s['node']} {s['at']}", STYLE_OP), _t(s["input"]),
+                          _t(s["local"]), _val(s["upstream"], width=24, exact=False),
                           _val(s["gets"], width=24, exact=False),
-                          f"summed over axes {tuple(s['summed_axes'])}" if s["summed_axes"]
-                          else "")
+                          _t(f"summed over axes {tuple(s['summed_axes'])}" if s["summed_axes"]
+                             else ""))
         parts.append(table)
     bad = result["nonfinite"]
     if bad:
-        parts.append(Text(f"{'nan/inf'} first arose in the {bad['pass']} pass at "
-                          f"[{bad['node']}] {bad['at']}: {bad['why']}", style=STYLE_BAD))
-        parts.append(Text(f"hint: {bad['hint']}", style="yellow"))
+        parts.append(_t(f"nan/inf first arose in the {bad['pass']} pass at "
+                        f"[{bad['node']}] {bad['at']}: {bad['why']}", STYLE_BAD))
+        parts.append(_t(f"hint: {bad['hint']}", "yellow"))
     return Group(*parts)
 
 
