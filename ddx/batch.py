@@ -14,7 +14,15 @@ from typing import IO, Any
 import numpy as np
 
 from .api import _PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
-from .errors import DdxError, DdxUsageError
+from .errors import (
+    DdxError,
+    DdxUsageError,
+    hessian_needs_scalar,
+    missing_expression,
+    no_such_option,
+    not_a_binding,
+    option_needs_value,
+)
 from .lean import compile_source
 from .program import CONSTANTS, DTYPES, FUNCTIONS, compile_expr
 from .syntax import Program, parse
@@ -87,6 +95,9 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     while i < len(args):
         a = args[i]
         key, eq, inline = a.partition("=")
+        if a == "--":  # the rest are arguments, as on the command line: -- --x x=1
+            rest.extend(args[i + 1:])
+            break
         if a in FLAGS:
             if FLAGS[a]:
                 opts[FLAGS[a]] = True
@@ -97,19 +108,19 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
                 i += 1
                 opts[VALUED[key]] = args[i]
             else:
-                raise DdxUsageError(f"option {key} needs a value")
+                raise option_needs_value(key)
         elif a.startswith("--"):
-            raise DdxUsageError(f"no such option: {a}")
+            raise no_such_option(key)
         else:
             rest.append(a)
         i += 1
     if not rest:
-        raise DdxUsageError("missing expression")
+        raise missing_expression()
     bindings = {}
     for item in rest[1:]:
         name, eq, value = item.partition("=")
         if not eq or not name.isidentifier():
-            raise DdxUsageError(f"expected NAME=VALUE, got {item!r}")
+            raise not_a_binding(item)
         bindings[name] = value
     return rest[0], bindings, opts
 
@@ -120,7 +131,7 @@ def run_job(expr: str, bindings: dict, opts: dict):
                   dtype=opts.get("dtype", "float64"), retain_grad=bool(opts.get("retain_grad")),
                   lean=False)  # a job's JSON lists every node: the graph is needed anyway
     if opts.get("hessian") and trace.output.value.size != 1:
-        raise DdxUsageError("--hessian needs a scalar output")
+        raise hessian_needs_scalar()
     vector_ok = opts.get("jacobian") and trace.output.value.size > 1 \
         and opts.get("grad_output") is None
     if trace.output.requires_grad and not vector_ok:
@@ -402,10 +413,12 @@ class DataRun:
 
 
 def open_text(path: str) -> IO[str]:
+    """A data file as text; bytes that are not UTF-8 make their row bad, not the run."""
     if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline="")
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape",
+                                newline="")
     try:
-        return open(path, encoding="utf-8", newline="")
+        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
     except OSError as exc:
         raise DdxUsageError(f"cannot read {path}: {exc.strerror}") from None
 

@@ -10,7 +10,16 @@ import sys
 import click
 
 from . import __version__
-from .errors import DdxError, DdxUsageError, format_error
+from .errors import (
+    DdxError,
+    DdxUsageError,
+    format_error,
+    hessian_needs_scalar,
+    missing_expression,
+    no_such_option,
+    not_a_binding,
+    option_needs_value,
+)
 
 EXAMPLES = """\b
 Examples:
@@ -24,19 +33,54 @@ Examples:
 """
 
 
-def _stdout_console(no_color: bool):
+def _stdout_console(no_color: bool, file=None):
+    """The Console for results: markup is never read from any text (user text is data)."""
     from rich.console import Console
 
-    color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
-    return Console(no_color=not color, highlight=False, soft_wrap=False,
-                   color_system="auto" if color else None)
+    from .outfile import stdout
+
+    file = stdout() if file is None else file
+    color = not no_color and "NO_COLOR" not in os.environ and file.isatty()
+    return Console(file=file, no_color=not color, highlight=False, soft_wrap=False,
+                   markup=False, emoji=False, color_system="auto" if color else None)
+
+
+def _write_out(text: str) -> None:
+    """Write to standard output and flush, so that a failure is a worded error right here."""
+    from .outfile import stdout
+
+    out = stdout()
+    out.write(text)
+    out.flush()
+
+
+def _stderr(text: str) -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # nowhere left to say it: the exit code still does
+        pass
 
 
 def fail(exc: DdxError, *, as_json: bool = False) -> None:
     """Report a ddx error the one way the SPEC wants, and exit with its code."""
-    if as_json:
-        click.echo(json.dumps({"error": exc.to_json()}))
-    click.echo(format_error(exc), err=True)
+    if getattr(exc, "stdout", False):  # standard output itself failed: no JSON can go there
+        from .outfile import silence_stdout
+
+        silence_stdout()
+    elif as_json:
+        try:
+            sys.stdout.write(json.dumps({"error": exc.to_json()}) + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            from .outfile import silence_stdout
+
+            silence_stdout()
+    _stderr(format_error(exc))
     sys.exit(exc.exit_code)
 
 
@@ -53,10 +97,20 @@ def guarded(fn):
             fail(exc, as_json=as_json)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
-        except BrokenPipeError:
+        except BrokenPipeError:  # the reader left (| head): not an error of ours
+            from .outfile import silence_stdout
+
+            silence_stdout()
             sys.exit(0)
         except RecursionError:
             fail(DdxError("input nested too deeply"), as_json=as_json)
+        except OSError as exc:
+            if debug:
+                raise
+            from .outfile import reason
+
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(DdxError(f"input/output error{where}: {reason(exc)}"), as_json=as_json)
         except Exception as exc:  # noqa: BLE001 - the boundary: turned into one line
             if debug:
                 raise
@@ -68,8 +122,34 @@ def guarded(fn):
     return wrapper
 
 
+def _one_liner_json(args: list[str]) -> bool:
+    """Whether a command line that failed to parse asked for the one-liner's --json."""
+    if not args or args[0] in main.commands and args[0] != "eval":
+        return False
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def _usage_error(exc: click.ClickException) -> DdxError:
+    """Click's own complaint, in ddx's words: ``error: ...`` and a hint, exit code 2."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        return DdxUsageError("missing command or expression",
+                             hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1, or ddx --help')
+    message = exc.format_message().strip().removesuffix(".")
+    if message[1:2].islower():
+        message = message[:1].lower() + message[1:]
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path.replace(" eval", "") if ctx is not None else "ddx"
+    error = DdxUsageError(message, hint=f"see {path} --help")
+    if exc.exit_code != 2:
+        error.exit_code = exc.exit_code
+    return error
+
+
 class DefaultGroup(click.Group):
-    """`ddx EXPR ...` runs the hidden `eval` command; `ddx` alone on a terminal opens the REPL."""
+    """`ddx EXPR ...` runs the hidden `eval` command; `ddx` alone on a terminal opens the REPL.
+
+    Every usage error, Click's own too, is reported as ddx reports errors (``error: ...``,
+    exit code 2, a JSON error object under --json)."""
 
     def parse_args(self, ctx, args):
         if not args:
@@ -79,8 +159,78 @@ class DefaultGroup(click.Group):
             args = ["eval", *args]
         return super().parse_args(ctx, args)
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Abort:
+            _stderr("error: interrupted")
+            sys.exit(130)
+        except click.ClickException as exc:
+            fail(_usage_error(exc), as_json=_one_liner_json(args))
+        except DdxError as exc:
+            fail(exc, as_json=_one_liner_json(args))
+        except BrokenPipeError:
+            _pipe_gone()
+        except OSError as exc:  # (commands word their own: this is --help or --version output)
+            _stdout_failed(exc)
+        if not standalone_mode:
+            return code
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _pipe_gone()
+        except OSError as exc:
+            _stdout_failed(exc)
+        sys.exit(code if isinstance(code, int) else 0)
 
-@click.group(cls=DefaultGroup, epilog=EXAMPLES,
+
+def _stdout_failed(exc: OSError) -> None:
+    from .outfile import stdout
+
+    fail(stdout().error(exc))
+
+
+def _pipe_gone():
+    from .outfile import silence_stdout
+
+    silence_stdout()
+    sys.exit(0)
+
+
+class EvalCommand(click.Command):
+    """The one-liner's words: its options anywhere, everything else an argument, so that an
+    expression such as ``-theta`` or ``-h*x`` is never read as options (``--`` ends them)."""
+
+    def parse_args(self, ctx, args):
+        flags, valued = set(ctx.help_option_names), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                (flags if param.is_flag else valued).update(param.opts + param.secondary_opts)
+        opts: list[str] = []
+        words: list[str] = []
+        rest = iter(args)
+        for word in rest:
+            key = word.partition("=")[0]
+            if word == "--":
+                words.extend(rest)
+            elif word in flags or key in flags:
+                opts.append(word)  # (--json=1: Click says that it takes no value)
+            elif key in valued:
+                opts.append(word)
+                if key == word:
+                    value = next(rest, None)
+                    if value is None:
+                        raise option_needs_value(word)
+                    opts.append(value)
+            elif re.fullmatch(r"--[A-Za-z][\w-]*(=.*)?", word):
+                raise no_such_option(key)
+            else:
+                words.append(word)
+        return super().parse_args(ctx, [*opts, "--", *words])
+
+
+@click.group("ddx", cls=DefaultGroup, epilog=EXAMPLES,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ddx")
 def main() -> None:
@@ -99,21 +249,18 @@ def main() -> None:
 
 def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
     if not args:
-        raise DdxUsageError("missing expression", hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1')
+        raise missing_expression()
     expr, rest = args[0], args[1:]
     bindings: dict[str, str] = {}
     for item in rest:
         name, eq, value = item.partition("=")
         if not eq or not name.strip().isidentifier():
-            raise DdxUsageError(f"expected NAME=VALUE, got {item!r}",
-                                hint="quote the expression if it contains spaces, e.g. "
-                                     "ddx \"w * x\" w=3 x=2")
+            raise not_a_binding(item)
         bindings[name.strip()] = value
     return expr, bindings
 
 
-@main.command("eval", hidden=True, epilog=EXAMPLES,
-              context_settings={"ignore_unknown_options": True})
+@main.command("eval", cls=EvalCommand, hidden=True, epilog=EXAMPLES)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--wrt", metavar="A,B", help="Only these variables require grad.")
 @click.option("--no-grad", "no_grad", metavar="A,B", help="These variables are data.")
@@ -140,19 +287,17 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
              graph_file, emit, as_json, dtype, no_color, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
-    for a in args:  # Click passes unknown options through; an expression may start with '-'
-        if re.fullmatch(r"--[A-Za-z][\w-]*(=.*)?", a):
-            raise DdxUsageError(f"no such option: {a}",
-                                hint="see ddx --help (an expression can't start with '--': "
-                                     "write -(-x))")
     expr, bindings = split_bindings(args)
+    if graph_file is not None:  # a path that can't be written is refused before the work
+        from .outfile import check
+
+        check(graph_file, option="--graph")
     from .api import Trace
 
     trace = Trace(expr, bindings, wrt=wrt, no_grad=no_grad, dtype=dtype,
                   retain_grad=retain_grad, lean=False)  # the view shows the whole graph
     if hessian and trace.output.value.size != 1:
-        raise DdxUsageError("--hessian needs a scalar output",
-                            hint="reduce it first, e.g. sum(...), or use --jacobian")
+        raise hessian_needs_scalar()
     vector_ok = jacobian and trace.output.value.size > 1 and grad_output is None
     if trace.output.requires_grad and not vector_ok:
         trace.backward(grad_output)
@@ -161,23 +306,27 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
                          (explain, trace.explain)):
         if flag and trace.output.requires_grad:
             method()
-    if graph_file:
+    if graph_file is not None:
         from .graph import write_graph
 
         write_graph(trace, graph_file)
+    from .textsafe import safe_text
+
     if emit:
         from .emit import emit as emit_script
 
-        click.echo(emit_script(trace, emit), nl=False)
+        _write_out(safe_text(emit_script(trace, emit)))
         return
     if as_json:
-        click.echo(json.dumps(trace.to_json()))
+        _write_out(json.dumps(trace.to_json()) + "\n")  # (json.dumps escapes every control)
     else:
         from .render import one_liner
 
-        _stdout_console(no_color).print(one_liner(trace), soft_wrap=True)
+        console = _stdout_console(no_color)
+        console.print(one_liner(trace), soft_wrap=True)
+        console.file.flush()
     for message in trace.warnings:
-        click.echo(f"warning: {message}", err=True)
+        _stderr(f"warning: {safe_text(message)}")
 
 
 @main.command("repl")
@@ -186,10 +335,10 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
 @guarded
 def repl_cmd(no_color, debug):
     """Interactive session: PyTorch's autograd surface on your own tensors."""
-    if not sys.stdin.isatty():
-        from .repl import run_stdin_like_script
+    if not sys.stdin.isatty():  # piped input: run it as a script (no prompts)
+        from .session import Session
 
-        sys.exit(run_stdin_like_script(no_color))
+        sys.exit(1 if Session(*_session_writers()).run_script(sys.stdin.read()) else 0)
     from .repl import Repl
 
     sys.exit(Repl(no_color=no_color).loop())
@@ -205,18 +354,28 @@ def run_cmd(file, bail, debug):
     from .session import Session
 
     text = _read_text(file)
+    failed = Session(*_session_writers()).run_script(text, bail=bail)
+    sys.exit(1 if failed else 0)
+
+
+def _session_writers():
+    """What a script's session prints with: escaped for the terminal; if standard output
+    fails, that is one worded error and the end of the run (SystemExit, past the session)."""
+    from .textsafe import safe_text
 
     def out(text: str) -> None:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(safe_text(text) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _pipe_gone()
+        except OSError as exc:
+            _stdout_failed(exc)
 
     def err(text: str) -> None:
-        sys.stdout.flush()
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+        _stderr(safe_text(text))
 
-    failed = Session(out, err).run_script(text, bail=bail)
-    sys.exit(1 if failed else 0)
+    return out, err
 
 
 @main.command("batch")
@@ -234,19 +393,22 @@ def run_cmd(file, bail, debug):
 def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_color, debug):
     """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
     from . import batch
+    from .outfile import Output
+    from .textsafe import safe_text
 
     start = batch.now()
-    out = sys.stdout if output in (None, "-") else _open_out(output)
-    say = lambda text: click.echo(text, err=True)  # noqa: E731 - stderr, after a flush
-    if expr is not None or csv_file or jsonl_file:
-        data = csv_file or jsonl_file
+    say = lambda text: _stderr(safe_text(text))  # noqa: E731 - stderr, after a flush
+    data = csv_file or jsonl_file
+    if expr is not None or data:
         if expr is None or not data or (csv_file and jsonl_file):
             raise DdxUsageError("data mode needs --expr and one of --csv or --jsonl")
         extra = dict(_binding(b) for b in ((file,) if file else ()) + bindings)
         run = batch.DataRun(expr, extra, fmt="csv" if csv_file else "jsonl")
-        with batch.progress(data) as advance:
-            run.run(batch.open_text(data), out, lambda msg: say(f"error: {msg}"), advance)
-        out.flush()
+        source = batch.open_text(data)
+        with Output(output, option="-o", inputs=(data,)) as out:  # (checked before any read)
+            with batch.progress(data) as advance:
+                run.run(source, out, lambda msg: say(f"error: {msg}"), advance)
+            out.flush()
         for message, count in list(run.warnings.items())[:5]:
             say(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""))
         say(f"batch: {run.rows} rows, {run.bad_rows} bad, {batch.now() - start:.2f} s")
@@ -254,10 +416,11 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
     if bindings:
         raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
     stream = sys.stdin.buffer if file in (None, "-") else _open_bytes(file)
-    emit = (batch.human_writer(_stdout_console(no_color)) if human
-            else batch.json_writer(out))
-    jobs, failed = batch.run_jobs(stream, emit, replay=not human)
-    out.flush()
+    with Output(output, option="-o", inputs=(file or "-",)) as out:
+        emit = (batch.human_writer(_stdout_console(no_color, out)) if human
+                else batch.json_writer(out))
+        jobs, failed = batch.run_jobs(stream, emit, replay=not human)
+        out.flush()
     took = batch.now() - start
     say(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"
         + (f" ({1e3 * took / jobs:.3f} ms per job)" if jobs else ""))
@@ -267,15 +430,8 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
 def _binding(item: str) -> tuple[str, str]:
     name, eq, value = item.partition("=")
     if not eq or not name.isidentifier():
-        raise DdxUsageError(f"expected NAME=VALUE, got {item!r}")
+        raise not_a_binding(item)
     return name, value
-
-
-def _open_out(path: str):
-    try:
-        return open(path, "w", encoding="utf-8", newline="")
-    except OSError as exc:
-        raise DdxUsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _open_bytes(path: str):

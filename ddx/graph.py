@@ -111,21 +111,43 @@ def graph_text(view, kind_: str) -> str:
     return to_mermaid(view) if kind_ == "mmd" else to_dot(view)
 
 
-def write_graph(view, path: str) -> None:
-    """Write the picture; the file's ending picks the format."""
+def write_graph(view, path: str, *, option: str = "--graph") -> None:
+    """Write the picture; the file's ending picks the format (a device or pipe with no ending,
+    such as /dev/stdout, gets DOT). The file appears whole or not at all; labels are escaped
+    as on a terminal."""
+    import os
+    import stat
+
+    from . import outfile
+    from .textsafe import safe_text
+
+    outfile.check(path, option=option)
     suffix = Path(path).suffix.lower().lstrip(".")
+    if not suffix:
+        try:
+            suffix = "" if stat.S_ISREG(os.stat(path).st_mode) else "dot"
+        except OSError:
+            pass
     if suffix not in ("dot", "gv", "svg", "png", "mmd"):
-        raise DdxUsageError(f"--graph: unknown picture format '.{suffix}'",
-                            hint="use .dot, .svg, .png or .mmd")
+        raise DdxUsageError(f"{option} {path}: " + (f"unknown picture format '.{suffix}'" if suffix
+                                                    else "no ending to say the picture format"),
+                            hint="end the file name in .dot, .gv, .mmd, .svg or .png")
     if suffix in ("dot", "gv", "mmd"):
-        Path(path).write_text(graph_text(view, suffix), encoding="utf-8")
+        outfile.write(path, safe_text(graph_text(view, suffix)), option=option)
         return
     exe = shutil.which("dot")
     if exe is None:
         raise DdxError(f"cannot write {path}: Graphviz's 'dot' program is not installed",
                        hint="install Graphviz (Debian/Ubuntu: apt-get install graphviz), or "
                             "write a .dot or .mmd file instead")
-    proc = subprocess.run([exe, f"-T{suffix}", "-o", path], input=to_dot(view), text=True,
-                          capture_output=True, timeout=120)
-    if proc.returncode != 0:
-        raise DdxError(f"Graphviz failed to render {path}: {proc.stderr.strip()}")
+    try:  # dot writes to a pipe, ddx writes the file: so a write failure is never missed
+        proc = subprocess.run([exe, f"-T{suffix}"], input=safe_text(to_dot(view)).encode(),
+                              capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise DdxError(f"Graphviz took more than 120 s to render {path}") from None
+    except OSError as exc:
+        raise DdxError(f"cannot run Graphviz's 'dot': {outfile.reason(exc)}") from None
+    if proc.returncode != 0 or not proc.stdout:
+        why = proc.stderr.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
+        raise DdxError(f"Graphviz failed to render {path}: {why}")
+    outfile.write(path, proc.stdout, option=option)

@@ -15,6 +15,7 @@ from . import fmt
 from .errors import DdxError, format_error
 from .session import Session, needs_more
 from .tensor import Tensor
+from .textsafe import safe_text
 
 HELP = """\
 Type statements as in PyTorch; a bare expression prints its value.
@@ -60,15 +61,15 @@ class GraphView:
 class Repl:
     def __init__(self, *, no_color: bool = False) -> None:
         color = not no_color and "NO_COLOR" not in os.environ
-        self.console = Console(no_color=not color, highlight=False)
+        self.console = Console(no_color=not color, highlight=False, markup=False, emoji=False)
         self.session = Session(self._out, self._err)
 
     def _out(self, text: str) -> None:
-        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        self.console.print(Text(safe_text(text)), highlight=False, soft_wrap=True)
 
     def _err(self, text: str) -> None:
         style = "yellow" if text.startswith("warning") else "red"
-        self.console.print(Text(text, style=style), soft_wrap=True)
+        self.console.print(Text(safe_text(text), style=style), soft_wrap=True)
 
     # --- ':' commands ----------------------------------------------------------------
     def command(self, line: str) -> bool:
@@ -90,7 +91,7 @@ class Repl:
                 return True
             t = self.session.env.get(args[0])
             if not isinstance(t, Tensor):
-                self._err(f"error: '{args[0]}' is not a tensor in this session")
+                self._err(f"error: '{args[0]}' is not a tensor in this session")  # (escaped there)
                 return True
             view = GraphView(args[0], t)
             if cmd == ":graph":
@@ -110,7 +111,7 @@ class Repl:
             if path is None:
                 self._out(graph_text(view, "dot"))
             else:
-                write_graph(view, path)
+                write_graph(view, path, option=":dot")
                 self._out(f"wrote {path}")
         except DdxError as exc:
             self._err(format_error(exc))
@@ -120,9 +121,10 @@ class Repl:
         for col in ("name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad"):
             table.add_column(col)
         for name, t in self.session.tensors():
-            table.add_row(name, fmt.shape(t.value), str(t.value.dtype), str(t.requires_grad),
-                          str(t.is_leaf), t.grad_fn.name if t.grad_fn is not None else "None",
-                          fmt.value(t.grad, width=40))
+            cells = (name, fmt.shape(t.value), str(t.value.dtype), str(t.requires_grad),
+                     str(t.is_leaf), t.grad_fn.name if t.grad_fn is not None else "None",
+                     fmt.value(t.grad, width=40))
+            table.add_row(*(Text(safe_text(c)) for c in cells))
         return table
 
     # --- the loop --------------------------------------------------------------------
@@ -228,5 +230,5 @@ def run_stdin_like_script(no_color: bool = False) -> int:
 
 
 def _write(stream, text: str) -> None:
-    stream.write(text + "\n")
+    stream.write(safe_text(text) + "\n")
     stream.flush()
