@@ -35,6 +35,15 @@ def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
     return np.array(value.value, dtype=dtype)
 
 
+def _matrix_limit(option: str, entries: int) -> None:
+    """Refuse a --jacobian / --hessian result over DDX_MAX_MATRIX entries before computing it
+    (the work and the memory grow with the entries, and so does the output)."""
+    from .limits import limit, over
+
+    if entries > limit("DDX_MAX_MATRIX"):
+        raise over("DDX_MAX_MATRIX", entries, option)
+
+
 def _names(spec: str | Iterable[str] | None) -> list[str] | None:
     if spec is None:
         return None
@@ -249,6 +258,8 @@ class Trace:
     def jacobian(self) -> dict:
         from .forward import jacobians
 
+        n_in = sum(t.value.size for t in self.leaves.values())
+        _matrix_limit("--jacobian", self.output.value.size * n_in)
         result = jacobians(self.output, self.leaves)
         self.extras["jacobian"] = result
         return result
@@ -256,6 +267,9 @@ class Trace:
     def hessian(self) -> dict:
         from .hessian import hessian
 
+        if self.output.value.size == 1:  # (a vector output is hessian()'s own error)
+            n_in = sum(t.value.size for t in self.leaves.values())
+            _matrix_limit("--hessian", n_in * n_in)
         result = hessian(self)
         self.extras["hessian"] = result
         return result

@@ -69,6 +69,48 @@ def _split_words(text: str) -> list[str]:
         raise DdxUsageError(f"bad quoting: {exc}") from None
 
 
+_JSON_KINDS = {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+               type(None): "null", int: "a number", float: "a number"}
+
+
+def _json_array(what: str, value: Any) -> None:
+    """A JSON number or rectangular list of numbers, checked level by level (no recursion)."""
+    level = [value]
+    depth = 0
+    while level and type(level[0]) is list:
+        n = len(level[0])
+        below: list = []
+        for item in level:
+            if type(item) is not list or len(item) != n:
+                raise DdxUsageError(f"{what} is a ragged list: the items at depth {depth + 1} "
+                                    "are not all lists of one length")
+            below.extend(item)
+        depth += 1
+        if depth > 64:
+            raise DdxUsageError(f"{what} nests more than 64 lists deep (a tensor has at most "
+                                "64 dimensions)")
+        level = below
+    for item in level:
+        if type(item) not in (int, float):
+            kind = _JSON_KINDS.get(type(item), "that")
+            raise DdxUsageError(f"{what} must be a number, a list of numbers or an expression "
+                                f"string, not {kind}" if depth == 0 else
+                                f"{what} is a ragged list: it mixes lists and non-lists"
+                                if type(item) is list else
+                                f"{what} holds {kind}: a list holds numbers only")
+
+
+def _json_names(key: str, value: Any) -> None:
+    if isinstance(value, str) or (type(value) is list and all(isinstance(v, str) for v in value)):
+        return
+    if type(value) is list:
+        odd = next(v for v in value if not isinstance(v, str))
+        raise DdxUsageError(f'"{key}" must list names (strings), not '
+                            f"{_JSON_KINDS.get(type(odd), 'that')}")
+    raise DdxUsageError(f'"{key}" must be a string ("a,b") or a list of names, not '
+                        f"{_JSON_KINDS.get(type(value), 'that')}")
+
+
 def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A job line: one-liner arguments (shell quoting) or a JSON object."""
     stripped = text.strip()
@@ -77,16 +119,33 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
             obj = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise DdxUsageError(f"bad JSON job: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:
+            raise DdxUsageError("bad JSON job: nested too deeply") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("expr"), str):
             raise DdxUsageError('a JSON job needs "expr" (a string)')
         bindings = obj.get("bindings") or {}
         if not isinstance(bindings, dict):
             raise DdxUsageError('"bindings" must be an object')
+        for name, value in bindings.items():
+            if not isinstance(value, str):
+                _json_array(f'"bindings": {name}', value)
         opts = {k: obj[k] for k in ("wrt", "no_grad", "grad_output", "dtype", "retain_grad",
                                     "forward", "check", "jacobian", "hessian", "explain")
                 if k in obj}
-        if isinstance(opts.get("grad_output"), list | int | float):
-            opts["grad_output"] = json.dumps(opts["grad_output"])
+        for key in ("wrt", "no_grad"):
+            if key in opts:
+                _json_names(key, opts[key])
+        for key in ("retain_grad", "forward", "check", "jacobian", "hessian", "explain"):
+            if key in opts and type(opts[key]) is not bool:
+                raise DdxUsageError(f'"{key}" must be true or false, not '
+                                    f"{_JSON_KINDS.get(type(opts[key]), 'that')}")
+        if "dtype" in opts and not isinstance(opts["dtype"], str):
+            raise DdxUsageError(f'"dtype" must be a string ("float64" or "float32"), not '
+                                f"{_JSON_KINDS.get(type(opts['dtype']), 'that')}")
+        grad_output = opts.get("grad_output")
+        if grad_output is not None and not isinstance(grad_output, str):
+            _json_array('"grad_output"', grad_output)
+            opts["grad_output"] = json.dumps(grad_output)
         return obj["expr"], bindings, opts
     args = _split(stripped)
     opts: dict[str, Any] = {}

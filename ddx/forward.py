@@ -7,10 +7,11 @@ import numpy as np
 
 from .autograd import ancestors, vjp
 from .errors import DdxUsageError
+from .limits import limit
 from .ops import OPS
 from .tensor import Tensor
 
-MAX_DIRECTIONS = 10_000
+MAX_DIRECTIONS = limit("DDX_MAX_DIRECTIONS")  # (read when this module is first imported)
 
 
 def _args(t: Tensor) -> list:
@@ -63,7 +64,9 @@ def _directions(leaves: dict[str, Tensor], what: str) -> int:
     n = sum(t.value.size for t in leaves.values())
     if n > MAX_DIRECTIONS:
         raise DdxUsageError(f"{what} needs one pass per input element: {n} here, over the limit "
-                            f"of {MAX_DIRECTIONS}", hint="use it on smaller inputs, or --wrt")
+                            f"of {MAX_DIRECTIONS} (DDX_MAX_DIRECTIONS)",
+                            hint="use it on smaller inputs, or --wrt; the environment variable "
+                                 "DDX_MAX_DIRECTIONS raises the limit")
     return n
 
 
@@ -148,7 +151,7 @@ def jacobians(output: Tensor, leaves: dict[str, Tensor]) -> dict:
     n_out = output.value.size
     if n_out > MAX_DIRECTIONS:
         raise DdxUsageError(f"--jacobian: the output has {n_out} elements, over the limit of "
-                            f"{MAX_DIRECTIONS}")
+                            f"{MAX_DIRECTIONS} (DDX_MAX_DIRECTIONS)")
     order = ancestors(output)
     rev = {name: np.zeros(output.value.shape + t.value.shape) for name, t in leaves.items()}
     rev_ops = 0

@@ -34,7 +34,7 @@ def limit(name: str) -> int:
                 value = int(float(text)) if "e" in text.lower() else int(text)
             except (ValueError, OverflowError):
                 raise DdxUsageError(f"{name}={os.environ[name]!r} is not a whole number",
-                                    hint=f"the default is {default:_}") from None
+                                    hint=f"the default is {default}") from None
             if value < 1:
                 raise DdxUsageError(f"{name} must be at least 1, got {value}")
         _VALUES[name] = value

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+import json
 
+import numpy as np
+import pytest
+
+from ddx import limits
 from ddx.journal import Journal
 from ddx.session import Session
 from ddx.syntax import parse, tables
@@ -130,3 +134,136 @@ def test_the_undo_log_restores_in_reverse_order():
     assert env == {"a": 1}
     assert t.grad is None and t.value.tolist() == [1.0, 2.0]
     assert journal.undo == []
+
+
+# --- every error is worded, and a script goes on ----------------------------------------------
+
+def test_every_error_is_reported_and_the_script_goes_on(run):
+    script = ("zeros(-1)\nones(1e300)\nones(10^10)\nk = tensor([1, 2])\nk ^ -1\n"
+              "tensor(2.0).size(0)\ntensor([1., 2.]).size(-3)\nzeros(2, 3).size(1)\n"
+              + "[" * 65 + "1" + "]" * 65 + "\nk\n")
+    code, out, err = run("run", "-", input=script)
+    assert code == 1
+    assert out == "tensor(3)\ntensor([1, 2])\n"
+    assert [line for line in err.splitlines() if line.startswith("error")] == [
+        "error: Trying to create tensor with negative dimension -1: [-1]",
+        "error: ones(): 1e+300 elements, over the limit of 10,000,000 (DDX_MAX_ELEMENTS)",
+        "error: ones(): 10,000,000,000 elements, over the limit of 10,000,000 (DDX_MAX_ELEMENTS)",
+        "error: Integers to negative integer powers are not allowed.",
+        "error: Dimension specified as 0 but tensor has no dimensions",
+        "error: Dimension out of range (expected to be in range of [-1, 0], but got -3)",
+        "error: a literal nests at most 64 brackets deep (a tensor has at most 64 dimensions)"]
+    assert "internal error" not in err
+
+
+def test_bail_stops_at_the_first_error_of_any_kind(run):
+    code, out, err = run("run", "--bail", "-", input="1 + 1\nzeros(-1)\n2 + 2\n")
+    assert (code, out) == (1, "2.0\n")
+    assert err.splitlines()[0] == "error: Trying to create tensor with negative dimension -1: [-1]"
+
+
+def test_a_foreign_exception_is_worded_and_undone():
+    lines: list[str] = []
+    session = Session(lines.append, lines.append)
+    session.run("x = 2.0")
+    session.evaluator = _exploding(session.evaluator)
+    assert session.run("x = 3.0") is False
+    assert lines[-1].splitlines()[0] == "error: internal error: KeyError: 'boom'"
+    del session.evaluator
+    session.run("x")
+    assert lines[-1] == "tensor(2., requires_grad=True)"
+
+
+def _exploding(make):
+    def evaluator(program):
+        ev = make(program)
+        real = ev.make_leaf
+
+        def make_leaf(*args, **kwargs):
+            real(*args, **kwargs)
+            raise KeyError("boom")
+        ev.make_leaf = make_leaf
+        return ev
+    return evaluator
+
+
+# --- limits -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def limit_env(monkeypatch):
+    def set_limit(name: str, value: str) -> None:
+        monkeypatch.setenv(name, value)
+        limits.reset()
+    yield set_limit
+    monkeypatch.undo()
+    limits.reset()
+
+
+def test_constructor_and_literal_limits_can_be_raised(limit_env):
+    limit_env("DDX_MAX_ELEMENTS", "6")
+    assert session_run("ones(2, 3)\nones(7)\nzeros(0, 7)") == [
+        "tensor([[1., 1., 1.],\n        [1., 1., 1.]])",
+        "error: ones(): 7 elements, over the limit of 6 (DDX_MAX_ELEMENTS)",
+        "error: zeros(): 7 elements, over the limit of 6 (DDX_MAX_ELEMENTS)"]
+    limit_env("DDX_MAX_ELEMENTS", "100_000")
+    big = "[" + ",".join(["1"] * 100_001) + "]"
+    assert session_run(f"x = {big}\nsum([1, 2])") == [
+        "error: a [..] literal: 100,001 elements, over the limit of 100,000 (DDX_MAX_ELEMENTS)",
+        "tensor(3)"]
+
+
+def test_jacobian_and_hessian_refuse_large_results_before_computing(run, limit_env):
+    x = "x=[" + ",".join(["1"] * 1001) + "]"
+    code, out, err = run("sum(x^2)", x, "--hessian")
+    assert code == 1
+    assert err.splitlines() == [
+        "error: --hessian: 1,002,001 entries, over the limit of 1,000,000 (DDX_MAX_MATRIX)",
+        "hint: set the environment variable DDX_MAX_MATRIX to raise the limit "
+        "(e.g. DDX_MAX_MATRIX=1002001)"]
+    limit_env("DDX_MAX_MATRIX", "3")
+    code, out, err = run("x^2", "x=[1,2]", "--jacobian")
+    assert (code, err.splitlines()[0]) == (
+        1, "error: --jacobian: 4 entries, over the limit of 3 (DDX_MAX_MATRIX)")
+    limit_env("DDX_MAX_MATRIX", "4")
+    code, out, err = run("x^2", "x=[1,2]", "--jacobian", "--json")
+    assert code == 0
+    assert json.loads(out)["jacobian"] == {"x": [[2.0, 0.0], [0.0, 4.0]]}
+
+
+def test_a_bad_limit_value_is_a_usage_error(run, limit_env):
+    limit_env("DDX_MAX_MATRIX", "lots")
+    code, out, err = run("x^2", "x=[1,2]", "--jacobian")
+    assert (code, err.splitlines()[0]) == (2, "error: DDX_MAX_MATRIX='lots' is not a whole number")
+
+
+# --- JSON batch jobs --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("job", "message"), [
+    ('{"expr": "x", "bindings": {"x": {"a": 1}}}',
+     '"bindings": x must be a number, a list of numbers or an expression string, not an object'),
+    ('{"expr": "x", "bindings": {"x": [1, [2, 3]]}}',
+     '"bindings": x is a ragged list: it mixes lists and non-lists'),
+    ('{"expr": "x", "bindings": {"x": [[1], [2, 3]]}}',
+     '"bindings": x is a ragged list: the items at depth 2 are not all lists of one length'),
+    ('{"expr": "x", "bindings": {"x": [1, null]}}',
+     '"bindings": x holds null: a list holds numbers only'),
+    ('{"expr": "x", "bindings": {"x": 1}, "wrt": 5}',
+     '"wrt" must be a string ("a,b") or a list of names, not a number'),
+    ('{"expr": "x", "bindings": {"x": 1}, "no_grad": ["x", 5]}',
+     '"no_grad" must list names (strings), not a number'),
+    ('{"expr": "x", "bindings": {"x": 1}, "forward": "yes"}',
+     '"forward" must be true or false, not a string'),
+    ('{"expr": "x", "bindings": {"x": 1}, "dtype": 64}',
+     '"dtype" must be a string ("float64" or "float32"), not a number'),
+    ('{"expr": "x", "bindings": {"x": ' + "[" * 65 + "]" * 65 + "}}",
+     '"bindings": x nests more than 64 lists deep (a tensor has at most 64 dimensions)'),
+    ('{"expr": "x", "bindings": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}",
+     "bad JSON job: nested too deeply"),
+])
+def test_bad_json_jobs_are_usage_errors(run, job, message):
+    code, out, err = run("batch", "-", input=job + '\n{"expr": "sum(x*2)", "bindings": {"x": [1, 2]}}\n')
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 1
+    assert first == {"line": 1, "error": {"type": "UsageError", "message": message,
+                                          "line": None, "column": None}}
+    assert (second["line"], second["value"], second["gradients"]) == (2, 6.0, {"x": [2.0, 2.0]})
