@@ -62,6 +62,8 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
                     j += 1
                 if not (j < n and lines[j][:1] in (" ", "\t") and lines[j].strip()):
                     break
+                i = j  # the blank lines belong to the block: skip them all (linear, not n^2)
+                continue
             else:
                 break
             depth = bracket_depth(line, depth)

@@ -9,7 +9,7 @@ import pytest
 
 from ddx import limits
 from ddx.journal import Journal
-from ddx.session import Session
+from ddx.session import Session, chunks
 from ddx.syntax import parse, tables
 from ddx.tensor import Tensor
 
@@ -46,6 +46,12 @@ def test_a_hundred_thousand_items_parse():
     assert len(program.stmts) == n
     assert program.stmts[-1].target.value == f"x{n - 1}"
     assert program.stmts[-1].value.value == (n - 1, True)
+
+
+def test_blank_lines_inside_a_block_are_skipped_in_one_step():
+    script = "with no_grad:\n    x = 1" + "\n" * 20_000 + "    y = 2\nz = 3\n\n\nw = 4\n"
+    assert list(chunks(script)) == [(0, "with no_grad:\n    x = 1" + "\n" * 20_000 + "    y = 2"),
+                                    (20_002, "z = 3"), (20_005, "w = 4")]
 
 
 # --- a statement completes or changes nothing -------------------------------------------------
