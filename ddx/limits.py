@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 from .errors import DdxUsageError, DdxValueError
@@ -61,4 +62,7 @@ def check_elements(count: int, what: str) -> None:
 
 
 def _count(n: int) -> str:
-    return f"{n:,}" if n < 10 ** 15 else f"{float(n):.3g}"
+    if n < 10 ** 15:
+        return f"{n:,}"
+    e = int(math.log10(n))  # (exact enough for any size: float(n) overflows past 1e308)
+    return f"{n / 10 ** e:.3g}e+{e}"

@@ -273,3 +273,41 @@ def test_bad_json_jobs_are_usage_errors(run, job, message):
     assert first == {"line": 1, "error": {"type": "UsageError", "message": message,
                                           "line": None, "column": None}}
     assert (second["line"], second["value"], second["gradients"]) == (2, 6.0, {"x": [2.0, 2.0]})
+
+
+# --- the state after a failing statement is the state before it ------------------------------
+
+MUTATIONS = ["sum(y).backward()", "sum(y).backward(retain_graph=true)", "x.grad.zero_()",
+             "zero_grad()", "x.requires_grad_(false)", "y.retain_grad()", "x.data.zero_()",
+             "k.zero_()", "b.detach().zero_()"]
+
+
+def _state(session: Session) -> dict:
+    """Everything a statement could change, as plain values."""
+    from ddx.autograd import ancestors
+
+    out: dict = {}
+    for name, value in session.env.items():
+        out[name] = id(value)
+        for t in ancestors(value):
+            out[id(t)] = (t.value.tolist(), str(t.value.dtype), t.requires_grad, t.retains_grad,
+                          t.name, None if t.grad is None else np.asarray(t.grad).tolist(),
+                          None if t.grad_fn is None else t.grad_fn.freed)
+    return out
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+@pytest.mark.parametrize("failure", ["nope", "(ones(2) @ ones(3))"])
+def test_a_mutation_then_a_failure_changes_nothing(mutation, failure):
+    session = Session(lambda t: None, lambda t: None)
+    assert session.run_script("x = tensor([1., 2.], requires_grad=true)\ny = x * 2\n"
+                              "sum(y).backward(retain_graph=true)\nk = tensor([1, 2])\n"
+                              "b = 2.0\n") == 0
+    before = _state(session)
+    assert session.run(f"{mutation} + {failure}") is False
+    assert _state(session) == before
+    block = f"with no_grad:\n    {mutation}\n    x = 5.0\n    {mutation}\n    y + {failure}"
+    assert session.run(block) is False
+    assert _state(session) == before
+    assert session.run(mutation) is True  # and the same statement alone does change something
+    assert _state(session) != before
