@@ -269,11 +269,20 @@ class Tables:
             # each list on the parser's stack has exactly one consumer, so nothing else
             # sees it change.
             rest = [i for i, _ in keep[1:]]
-
-            def grow(*children):
-                kids = children[0]
-                kids.extend([children[i] for i in rest])
-                return kids
+            if rest == [1, 2]:  # (the usual shape: the list, a separator, an item)
+                def grow(kids, a, b):
+                    kids.append(a)
+                    kids.append(b)
+                    return kids
+            elif rest == [1]:
+                def grow(kids, a):
+                    kids.append(a)
+                    return kids
+            else:
+                def grow(*children):
+                    kids = children[0]
+                    kids.extend([children[i] for i in rest])
+                    return kids
             return size, grow, origin
 
         def build(*children):
