@@ -62,7 +62,12 @@ def check_elements(count: int, what: str) -> None:
 
 
 def _count(n: int) -> str:
-    if n < 10 ** 15:
-        return f"{n:,}"
-    e = int(math.log10(n))  # (exact enough for any size: float(n) overflows past 1e308)
+    return f"{n:,}" if n < 10 ** 15 else short_int(n)
+
+
+def short_int(n: int) -> str:
+    """An integer as an error message shows it: 1e+300, not its 301 digits."""
+    if abs(n) < 10 ** 15:
+        return str(n)
+    e = int(math.log10(abs(n)))  # (exact enough for any size: float(n) overflows past 1e308)
     return f"{n / 10 ** e:.3g}e+{e}"

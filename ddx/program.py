@@ -21,7 +21,7 @@ from .errors import (
 )
 from .fmt import number as fmt_number
 from .journal import Journal
-from .limits import MAX_DIMS, check_elements
+from .limits import MAX_DIMS, check_elements, short_int
 from .ops import OPS, REDUCTIONS, UNARY, stack_op
 from .syntax import Ast, Program, Stmt
 from .tensor import AccumulateGrad, Function, Tensor
@@ -549,8 +549,8 @@ class Evaluator:
             else:
                 i = self.int_arg(next(rest), node)
                 if not -size <= i < size:
-                    raise DdxShapeError(f"index {i} is out of bounds for dimension {dim} with "
-                                        f"size {size}", start=node.pos, end=node.end)
+                    raise DdxShapeError(f"index {short_int(i)} is out of bounds for dimension "
+                                        f"{dim} with size {size}", start=node.pos, end=node.end)
                 key = (slice(None),) * dim + (i,)
                 cur = self.op("select", node, [cur], {"key": key})
         return cur
