@@ -66,11 +66,14 @@ def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: 
     args = []
     requires = False
     weak = const = True
+    dtype = None  # the first tensor input's dtype
     for t in inputs:
         if t.weak:
             args.append(t.value.item())
         else:
             args.append(t.value)
+            if weak:
+                dtype = t.value.dtype
             weak = False
         if t.requires_grad:
             requires = True
@@ -79,6 +82,8 @@ def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: 
     value = op.fn(*args, **kw)
     if type(value) is not np.ndarray:
         value = np.asarray(value)
+    if dtype is not None and value.dtype is not dtype and value.dtype != dtype:
+        value = _result_dtype(op, value, inputs)
     requires = requires and GRAD_MODE.enabled
     out = Tensor(value, requires, span=span, src=src,
                  weak=weak and value.ndim == 0 and not requires)
@@ -87,14 +92,26 @@ def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: 
     out.inputs = inputs = tuple(inputs)
     out.kw = kw
     if requires:
-        out.grad_fn = Function(op, grad_fn or op.grad_fn, inputs, kw, out)
+        out.grad_fn = Function(op, grad_fn or (op.grad_fn_for(kw) if kw else op.grad_fn), inputs,
+                               kw, out)
     if _FP_EVENTS:
         what = ", ".join(sorted(set(_FP_EVENTS)))
         _FP_EVENTS.clear()
-        node = grad_fn or op.grad_fn
+        node = grad_fn or op.grad_fn_for(kw)
         where = out.label or op.name
         WARNINGS.append((where, f"{where} gives {_describe(value)} ({what}) at {node}"))
     return out
+
+
+def _result_dtype(op: Op, value: np.ndarray, inputs) -> np.ndarray:
+    """The row's result dtype (Op.dtype): "same" is PyTorch's promotion of the tensor inputs
+    (plain numbers do not widen it); a kernel that computes in another precision is cast."""
+    if op.dtype != "same":
+        return value.astype(op.dtype, copy=False)
+    if value.dtype.kind != "f":
+        return value
+    want = np.result_type(*[t.value.dtype for t in inputs if not t.weak])
+    return value.astype(want, copy=False) if want.kind == "f" and want != value.dtype else value
 
 
 def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

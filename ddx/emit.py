@@ -7,13 +7,8 @@ import numpy as np
 
 from .autograd import ancestors
 from .errors import DdxUsageError
+from .ops import OPS
 from .tensor import Tensor
-
-UNARY_TORCH = {"sigmoid": "torch.sigmoid", "relu": "torch.relu",
-               "softplus": "torch.nn.functional.softplus", "reciprocal": "torch.reciprocal"}
-UNARY_JAX = {"sigmoid": "jax.nn.sigmoid", "relu": "jax.nn.relu", "softplus": "jax.nn.softplus",
-             "reciprocal": "jnp.reciprocal", "asin": "jnp.arcsin", "acos": "jnp.arccos",
-             "atan": "jnp.arctan"}
 
 
 def _literal(value: np.ndarray) -> str:
@@ -32,53 +27,20 @@ def _key(key: tuple) -> str:
 
 
 def _expr(t: Tensor, args: list[str], lib: str) -> str:
-    op, kw = t.op, t.kw
-    np_ = "torch" if lib == "torch" else "jnp"
-    dim = kw.get("dim")
-    binary = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "dot": None,
-              "mv": "@", "vm": "@", "mm": "@"}
-    if op in binary and binary[op]:
-        return f"({args[0]} {binary[op]} {args[1]})"
-    if op == "dot":
-        return f"{np_}.dot({args[0]}, {args[1]})"
-    if op == "rsub":
-        return f"({kw['other']!r} - {args[0]})"
-    if op == "neg":
-        return f"(-{args[0]})"
-    if op == "pow_scalar":
-        return f"({args[0]} ** {kw['exponent']!r})"
-    if op == "rpow_scalar":
-        return f"({kw['base']!r} ** {args[0]})"
-    if op in ("maximum", "minimum"):  # these take tensors only, even in PyTorch
-        wrap = "torch.tensor" if lib == "torch" else "jnp.asarray"
-        a, b = (f"{wrap}({x})" if s.weak else x for x, s in zip(args, t.inputs))
-        return f"{np_}.{op}({a}, {b})"
-    if op in ("select", "slice"):
-        return f"{args[0]}[{_key(kw['key'])}]"
-    if op == "transpose":
-        return f"{np_}.transpose({args[0]}, 0, 1)" if lib == "torch" and t.value.ndim == 2 \
-            else (f"{args[0]}" if t.value.ndim < 2 else f"{np_}.transpose({args[0]})")
-    if op.startswith("stack"):
-        return f"{np_}.stack([{', '.join(args)}])"
-    axis = "dim" if lib == "torch" else "axis"
-    tail = f", {axis}={dim}" if dim is not None else ""
-    if op in ("sum", "mean"):
-        return f"{np_}.{op}({args[0]}{tail})"
-    if op in ("max", "min"):
-        if lib == "torch" and dim is not None:
-            return f"torch.{op}({args[0]}, dim={dim}).values"
-        return f"{np_}.{'amax' if op == 'max' and lib == 'torch' else op}({args[0]}{tail})" \
-            if lib == "jax" else f"torch.{op}({args[0]})"
-    if op == "norm":
-        return (f"torch.linalg.vector_norm({args[0]}{tail})" if lib == "torch"
-                else f"jnp.linalg.norm({args[0]}{tail})")
-    if op == "logsumexp":
-        if lib == "torch":
-            d = dim if dim is not None else f"tuple(range({args[0]}.dim()))"
-            return f"torch.logsumexp({args[0]}, dim={d})"
-        return f"jax.scipy.special.logsumexp({args[0]}{tail})"
-    table = UNARY_TORCH if lib == "torch" else UNARY_JAX
-    return f"{table.get(op, f'{np_}.{op}')}({args[0]})"
+    """Node ``t`` in ``lib``'s spelling, from its row's emit template (or function)."""
+    row = OPS[t.op]
+    form = row.emit.get(lib)
+    if form is None:
+        raise DdxUsageError(f"--emit {lib}: ddx does not know how {lib} writes {row.name}")
+    if callable(form):
+        return form(args, t, lib)
+    fields = dict(t.kw)
+    dim = fields.get("dim")
+    fields["tail"] = "" if dim is None else f", {'dim' if lib == 'torch' else 'axis'}={dim}"
+    if "key" in fields:
+        fields["key"] = _key(fields["key"])
+    fields["all"] = ", ".join(args)
+    return form.format(*args, **fields)
 
 
 def emit(trace, lib: str) -> str:

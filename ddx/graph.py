@@ -9,13 +9,11 @@ from pathlib import Path
 from . import fmt
 from .autograd import ancestors
 from .errors import DdxError, DdxUsageError
+from .ops import OPS
 from .tensor import Tensor
 
 FILL = {"leaf": "#cfe2ff", "const": "#f1f3f5", "op": "#fff3bf", "out": "#d3f9d8"}
 BORDER = {"leaf": "#1c64f2", "const": "#adb5bd", "op": "#e0a800", "out": "#2b8a3e"}
-SYMBOL = {"add": "+", "sub": "-", "rsub": "-", "mul": "*", "div": "/", "neg": "-",
-          "pow": "^", "pow_scalar": "^", "rpow_scalar": "^", "dot": "@", "mv": "@", "vm": "@",
-          "mm": "@", "reciprocal": "1/x", "select": "[i]", "slice": "[a:b]"}
 
 
 def collect(root: Tensor) -> list[Tensor]:
@@ -33,8 +31,8 @@ def kind(view, t: Tensor) -> str:
 def label_lines(view, t: Tensor) -> list[str]:
     lines = []
     if t.op not in ("leaf", "const") and t.inputs:
-        op = t.op if not t.op.startswith("stack") else "stack"
-        lines.append(f"{t.display}   [{SYMBOL.get(t.op, op)}]")
+        row = OPS.get(t.op)
+        lines.append(f"{t.display}   [{row.symbol if row is not None else t.op}]")
         lines.append(t.grad_fn.name if t.grad_fn is not None else "(no grad_fn)")
     else:
         lines.append(t.display if t.name or t.op != "const" else f"const {t.display}")

@@ -20,17 +20,24 @@ import numpy as np
 
 from .errors import DdxSyntaxError
 from .gcpause import paused
-from .ops import OPS, REDUCTIONS, UNARY, display_name
+from .ops import CALLS, OPS
 from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
 from .template import _PLAIN, Template, middle_fields, node_format, op_fields
 
-_UNARY = frozenset(UNARY)
-_REDUCTIONS = frozenset(REDUCTIONS)
-# each op's "op" and "grad_fn" fields in the JSON, and a leaf's
-_FIELDS = {name: op_fields(display_name(name), op.grad_fn) for name, op in OPS.items()}
-_LEAF_FIELDS = op_fields("leaf", None)
-_OP_FIELDS = {op: _FIELDS[name] for name, op in OPS.items()}  # (by the op itself)
+_LEAF_FIELDS = op_fields("leaf", None)  # a leaf's "op" and "grad_fn" fields in the JSON
+
+
+class _OpFields(dict):
+    """An op row's "op" and "grad_fn" fields in the JSON, by the row (made on first use, so
+    a row registered at run time has them too)."""
+
+    def __missing__(self, row):
+        text = self[row] = op_fields(row.shown, row.grad_fn)
+        return text
+
+
+_OP_FIELDS = _OpFields()
 _ADD, _SUB, _RSUB, _MUL, _DIV, _NEG, _RECIPROCAL, _POW, _POW_SCALAR, _RPOW_SCALAR = (
     OPS[name] for name in ("add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow",
                            "pow_scalar", "rpow_scalar"))
@@ -292,27 +299,33 @@ class LeanBuilder:
         """``name(a)`` for one positional argument."""
         if a is _UNBOUND:
             raise _Decline
+        row = CALLS.get(name)
+        if row is None:
+            raise _Decline
+        kind = row.call
+        if kind == "unary" and not row.elementwise:
+            raise _Decline  # transpose(x): its own shape checks
         if type(a) is _Weak:
-            if name not in _UNARY:
+            if kind != "unary":
                 raise _Decline  # sum(2): a tensor that does not require grad
             try:  # sin(1): a plain number again, as the ordinary path computes it (where an
                 # underflow is no event: sigmoid(8103.1) is 1.0 after exp(-8103.1) underflows)
                 with np.errstate(all="raise", under="ignore"):
-                    r = float(OPS[name].fn(float(a.v)))
+                    r = float(row.fn(float(a.v)))
             except (FloatingPointError, OverflowError):
                 raise _Decline from None
             if not math.isfinite(r):
                 raise _Decline
             return _Weak(r)
-        if name in _UNARY:
+        if kind == "unary":
             shape = self.shape_of[a]
-        elif name in _REDUCTIONS:
-            if name in ("max", "min") and 0 in self.shape_of[a]:
-                raise _Decline
+        elif kind == "reduction":
+            if 0 in self.shape_of[a]:
+                raise _Decline  # max of nothing is an error, logsumexp of nothing -inf
             shape = ()
         else:
             raise _Decline
-        return self._emit(OPS[name], None, a, None, start, end, shape)
+        return self._emit(row, None, a, None, start, end, shape)
 
     def statement(self, target: str | None, v) -> None:
         """An expression statement (``target`` None) or an assignment to a name."""
@@ -454,7 +467,7 @@ def _template(lb: LeanBuilder, out: int) -> Template:
         found = [(i, name, _LEAF_FIELDS, [], middle_fields(shape_of[i], True, True))
                  for i, name in enumerate(names)]
         for i, op, a, b, label in zip(range(k, n), table, a_col, b_col, labels()):
-            found.append((i, label, _FIELDS[op.name], [a] if b is None or b < 0 else [a, b],
+            found.append((i, label, _OP_FIELDS[op], [a] if b is None or b < 0 else [a, b],
                           middle_fields(shape_of[i], True, False)))
         return found
 

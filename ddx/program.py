@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,15 +22,13 @@ from .errors import (
 from .fmt import number as fmt_number
 from .journal import Journal
 from .limits import MAX_DIMS, check_elements, short_int
-from .ops import OPS, REDUCTIONS, UNARY, stack_op
+from .ops import CALLS, OPS, stack_op
 from .syntax import Ast, Program, Stmt
 from .tensor import AccumulateGrad, Function, Tensor
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "double": np.float64,
           "float": np.float32, "long": np.int64, "bool": np.bool_}
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
-DIM_GRAD_FN = {"sum": "SumBackward1", "mean": "MeanBackward1", "max": "MaxBackward0",
-               "min": "MinBackward0"}
 
 
 class NoGrad:
@@ -153,7 +151,7 @@ class Evaluator:
             from .surface import REPL_FUNCTIONS
             from .torchfmt import Addresses
 
-            self.functions = {**FUNCTIONS, **REPL_FUNCTIONS}
+            self.functions = Functions(REPL_FUNCTIONS)
             self.addresses = Addresses()
 
     # --- statements ---------------------------------------------------------------------
@@ -659,8 +657,7 @@ def _reduction(name: str):
                                   "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                   "argument.", start=node.pos, end=node.end)
         kwargs = {"dim": dim} if dim is not None else {}
-        return ev.op(name, node, [a], kwargs,
-                     grad_fn=DIM_GRAD_FN.get(name) if dim is not None else None)
+        return ev.op(name, node, [a], kwargs)
     return call
 
 
@@ -672,7 +669,7 @@ def _binary_fn(name: str):
             fake = Ast("bin", "^", (), (), start=node.start, end=node.end, pos=node.pos)
             return ev.binary(fake, a, b)
         if a.weak and b.weak:
-            return weak(float(getattr(np, name)(a.value, b.value)))
+            return weak(float(OPS[name].fn(a.value, b.value)))
         # a plain number stays a wrapped scalar, as for the operators: (None, 0) in next_functions
         ev.check_broadcast(Ast("bin", name, (), (), start=node.start, end=node.end, pos=node.pos),
                            a, b)
@@ -703,14 +700,40 @@ def _transpose(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("transpose", node, [a])
 
 
-FUNCTIONS: dict[str, Callable] = {}
-for _name in UNARY:
-    FUNCTIONS[_name] = _unary(_name)
-for _name in REDUCTIONS:
-    FUNCTIONS[_name] = _reduction(_name)
-for _name in ("pow", "maximum", "minimum"):
-    FUNCTIONS[_name] = _binary_fn(_name)
-FUNCTIONS["dot"] = _dot
-FUNCTIONS["transpose"] = _transpose
+# How each kind of row (Op.call) is called by name; the rows themselves are in ddx/ops.py.
+_CALL_KINDS: dict[str, Callable] = {"unary": _unary, "binary": _binary_fn,
+                                    "reduction": _reduction}
+_SPECIAL: dict[str, Callable] = {"dot": _dot, "transpose": _transpose}  # their shape checks
 
 
+class Functions(Mapping):
+    """Every function a user may call: the op table's callable rows (looked up when called,
+    so a row registered at run time is there at once), and ``extra`` (the REPL's own)."""
+
+    def __init__(self, extra: dict[str, Callable] | None = None) -> None:
+        self.extra = extra or {}
+        self._made: dict[int, tuple] = {}  # id(row) -> (row, its caller)
+
+    def __getitem__(self, name: str) -> Callable:
+        fn = self.extra.get(name)
+        if fn is not None:
+            return fn
+        row = CALLS[name]  # (KeyError: not a function)
+        made = self._made.get(id(row))
+        if made is None or made[0] is not row:
+            caller = _SPECIAL.get(row.name) or _CALL_KINDS[row.call](row.name)
+            made = self._made[id(row)] = (row, caller)
+        return made[1]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.extra or name in CALLS
+
+    def __iter__(self):
+        yield from self.extra
+        yield from (name for name in CALLS if name not in self.extra)
+
+    def __len__(self) -> int:
+        return len(set(self.extra) | set(CALLS))
+
+
+FUNCTIONS = Functions()
