@@ -13,10 +13,8 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from .autograd import ancestors, unbroadcast
 from .errors import DdxUsageError
 from .forward import MAX_DIRECTIONS, compare, step_for
-from .ops import OPS
+from .ops import OPS, UFUNCS
 from .tensor import Tensor
-
-LN2, LN10 = float(np.log(2.0)), float(np.log(10.0))
 
 
 def _p(x):
@@ -27,41 +25,19 @@ def _t(x):
     return x.t if isinstance(x, Dual) else None
 
 
-# d ufunc / d input_k, from the primal inputs and output
-_RULES = {
-    np.add: lambda a, b, o: (1.0, 1.0),
-    np.subtract: lambda a, b, o: (1.0, -1.0),
-    np.multiply: lambda a, b, o: (b, a),
-    np.true_divide: lambda a, b, o: (1.0 / b, -o / b),
-    np.negative: lambda a, o: (-1.0,),
-    np.positive: lambda a, o: (1.0,),
-    np.reciprocal: lambda a, o: (-o * o,),
-    np.square: lambda a, o: (2.0 * a,),
-    np.power: lambda a, b, o: (np.where(b == 0, 0.0, b * np.power(a, b - 1.0)),
-                               np.where((a == 0) & (b >= 0), 0.0, o * np.log(np.where(a > 0, a, 1.0)))),
-    np.sqrt: lambda a, o: (0.5 / o,),
-    np.exp: lambda a, o: (o,),
-    np.log: lambda a, o: (1.0 / a,),
-    np.log2: lambda a, o: (1.0 / (a * LN2),),
-    np.log10: lambda a, o: (1.0 / (a * LN10),),
-    np.log1p: lambda a, o: (1.0 / (1.0 + a),),
-    np.sin: lambda a, o: (np.cos(a),),
-    np.cos: lambda a, o: (-np.sin(a),),
-    np.tan: lambda a, o: (1.0 + o * o,),
-    np.arcsin: lambda a, o: (1.0 / np.sqrt(1.0 - a * a),),
-    np.arccos: lambda a, o: (-1.0 / np.sqrt(1.0 - a * a),),
-    np.arctan: lambda a, o: (1.0 / (1.0 + a * a),),
-    np.sinh: lambda a, o: (np.cosh(a),),
-    np.cosh: lambda a, o: (np.sinh(a),),
-    np.tanh: lambda a, o: (1.0 - o * o,),
-    np.absolute: lambda a, o: (np.sign(a),),
-    np.maximum: lambda a, b, o: (np.where(a == b, 0.5, a > b), np.where(a == b, 0.5, b > a)),
-    np.minimum: lambda a, b, o: (np.where(a == b, 0.5, a < b), np.where(a == b, 0.5, b < a)),
-    np.sign: lambda a, o: (0.0,),
-}
-_PLAIN = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
-          np.isfinite, np.isnan, np.isinf, np.logical_and, np.logical_or, np.logical_not,
-          np.signbit}
+def _tangent(row, ts: list, out, ps: list, kw: dict):
+    """The tangent of ``row``'s result: its JVP, or for an elementwise row (a diagonal
+    Jacobian) its VJP rules applied to the inputs' tangents. None: no input has one."""
+    if all(t is None for t in ts):
+        return None
+    if row.jvp is not None:
+        return row.jvp(ts, out, *ps, **kw)
+    total = None
+    for i, t in enumerate(ts):
+        if t is not None:
+            part = row.vjp[i](t, out, *ps, **kw)
+            total = part if total is None else total + part
+    return total
 
 
 class Dual(NDArrayOperatorsMixin):
@@ -116,23 +92,18 @@ class Dual(NDArrayOperatorsMixin):
         ps = [_p(x) for x in inputs]
         with np.errstate(all="ignore"):
             out = ufunc(*ps, **kw)
-            if ufunc in _PLAIN:
-                return out
+            if np.asarray(out).dtype == np.bool_:
+                return out  # a comparison or a test: no derivative
             if ufunc is np.matmul:
                 a, b = inputs
                 parts = [np.matmul(_t(a), _p(b)) if _t(a) is not None else None,
                          np.matmul(_p(a), _t(b)) if _t(b) is not None else None]
                 return Dual(out, sum(p for p in parts if p is not None))
-            rule = _RULES.get(ufunc)
-            if rule is None:
+            row = UFUNCS.get(ufunc)  # the row whose forward this is: its rules differentiate it
+            if row is None:
                 raise TypeError(f"dual numbers do not support {ufunc.__name__}")
-            partials = rule(*ps, out)
-            tangent = 0.0
-            for x, d in zip(inputs, partials):
-                tx = _t(x)
-                if tx is not None:
-                    tangent = tangent + np.where(tx == 0, 0.0, d * tx)
-        return Dual(out, tangent)
+            tangent = _tangent(row, [_t(x) for x in inputs], out, ps, {})
+        return Dual(out, 0.0 if tangent is None else _p(tangent))
 
     def __array_function__(self, func, types, args, kwargs):
         handler = _FUNCS.get(func)
@@ -158,10 +129,14 @@ def _bilinear(func):
 
 
 def _where(cond, x, y):
+    """where's tangent is the chosen side's; plus 0 times the other side's, which is nan where
+    that is not finite: reverse mode (PyTorch's double backward) sends a zero gradient into
+    the side not taken, and 0 * inf is nan there too."""
     c = _p(cond)
     tx = _t(x) if _t(x) is not None else 0.0
     ty = _t(y) if _t(y) is not None else 0.0
-    return Dual(np.where(c, _p(x), _p(y)), np.where(c, tx, ty))
+    with np.errstate(all="ignore"):
+        return Dual(np.where(c, _p(x), _p(y)), np.where(c, tx + 0.0 * ty, ty + 0.0 * tx))
 
 
 def _extreme(func, argfunc):
@@ -247,9 +222,13 @@ def gradient_at(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor],
         if not t.inputs:
             values[id(t)] = overrides.get(id(t), t.value)
             continue
+        row = OPS[t.op]
         args = [_value(s, values) for s in t.inputs]
-        with np.errstate(all="ignore"):
-            values[id(t)] = OPS[t.op].fn(*args, **t.kw)
+        ps = [_p(a) for a in args]
+        with np.errstate(all="ignore"):  # forward mode: the row's kernel on the primal values,
+            out = np.asarray(row.fn(*ps, **t.kw))  # its JVP on the tangents
+            tangent = _tangent(row, [_t(a) for a in args], out, ps, t.kw)
+        values[id(t)] = out if tangent is None else Dual(out, _p(tangent))
     adjoint: dict[int, object] = {id(output): g0}
     for t in reversed(order):
         g = adjoint.pop(id(t), None)
