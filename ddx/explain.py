@@ -5,45 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fmt
+from . import fmt, symbolic
 from .autograd import ancestors, unbroadcast
 from .ops import OPS
 from .tensor import Tensor
 
 MAX_PATHS = 32
-
-# The partial derivative of each op with respect to each input, as text ({a}, {b}: the inputs).
-LOCAL = {
-    "add": ("1", "1"), "sub": ("1", "-1"), "rsub": ("-1",), "mul": ("{b}", "{a}"),
-    "div": ("1/{b}", "-{a}/{b}^2"), "neg": ("-1",), "reciprocal": ("-1/{a}^2",),
-    "pow": ("{b}*{a}^({b}-1)", "{a}^{b}*log({a})"), "rpow_scalar": ("{base}^{a}*log({base})",),
-    "maximum": ("[{a} >= {b}]", "[{b} >= {a}]"), "minimum": ("[{a} <= {b}]", "[{b} <= {a}]"),
-    "abs": ("sign({a})",), "sqrt": ("1/(2*sqrt({a}))",), "exp": ("exp({a})",),
-    "log": ("1/{a}",), "log2": ("1/({a}*ln 2)",), "log10": ("1/({a}*ln 10)",),
-    "sin": ("cos({a})",), "cos": ("-sin({a})",), "tan": ("1+tan({a})^2",),
-    "asin": ("1/sqrt(1-{a}^2)",), "acos": ("-1/sqrt(1-{a}^2)",), "atan": ("1/(1+{a}^2)",),
-    "sinh": ("cosh({a})",), "cosh": ("sinh({a})",), "tanh": ("1-tanh({a})^2",),
-    "sigmoid": ("sigmoid({a})*(1-sigmoid({a}))",), "relu": ("[{a} > 0]",),
-    "softplus": ("sigmoid({a})",), "sum": ("1",), "mean": ("1/n",), "max": ("[is the max]",),
-    "min": ("[is the min]",), "norm": ("{a}/norm({a})",), "logsumexp": ("softmax({a})",),
-    "dot": ("{b}", "{a}"), "mv": ("{b}", "{a}"), "vm": ("{b}", "{a}"), "mm": ("{b}", "{a}"),
-    "transpose": ("1",), "select": ("1",), "slice": ("1",),
-}
-
-HINTS = {
-    "sqrt": "sqrt is not differentiable at 0 (its slope is infinite): use sqrt(x + 1e-12), or "
-            "keep x away from 0",
-    "log": "log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
-    "log2": "log2(x) needs x > 0: add a small epsilon", "log10": "log10(x) needs x > 0",
-    "div": "a division by zero: add an epsilon to the denominator",
-    "reciprocal": "a division by zero: add an epsilon to the denominator",
-    "pow": "a power with a zero or negative base: keep the base positive",
-    "pow_scalar": "a fractional or negative power of zero: keep the base positive",
-    "asin": "asin' is infinite at |x| = 1", "acos": "acos' is infinite at |x| = 1",
-    "norm": "norm is not differentiable at the zero vector",
-    "exp": "exp overflows past about 709: rescale the input (logsumexp is the stable form)",
-}
-
 
 def _short(t: Tensor) -> str:
     text = t.display if not t.weak else fmt.number(t.value.item())
@@ -52,26 +19,41 @@ def _short(t: Tensor) -> str:
     return f"({text})"
 
 
+def local_formula(t: Tensor, i: int) -> str | None:
+    """The partial derivative of node ``t`` with respect to its input ``i``, as a formula in
+    ddx's language: the op's own VJP rule run on symbolic values (ddx/symbolic.py) with an
+    upstream gradient of 1. None where a rule does something no formula expresses."""
+    row = OPS[t.op]
+    ins = tuple(s.value.item() if s.weak else symbolic.name(s.display, s.value)
+                for s in t.inputs)
+    try:
+        with np.errstate(all="ignore"):
+            out = symbolic.make(t.op, ins, t.kw, t.value)
+            d = row.vjp[i](symbolic.number(1.0, t.value.shape), out, *ins, **t.kw)
+        return symbolic.text(d)
+    except (symbolic.Unsupported, TypeError, ValueError, IndexError):
+        return None
+
+
 def local_text(t: Tensor, i: int) -> str:
-    """The partial derivative of node ``t`` with respect to its input ``i``, as a formula."""
-    op = t.op if not t.op.startswith("stack") else "stack"
-    if op == "pow_scalar":
-        n = t.kw["exponent"]
-        a = _short(t.inputs[0])
-        if n == 2:
-            return f"2*{a}"
-        return f"{fmt.number(n)}*{a}^{fmt.number(n - 1)}"
-    if op == "stack":
-        return "1"
-    names = {"a": _short(t.inputs[0])}
-    if len(t.inputs) > 1:
-        names["b"] = _short(t.inputs[1])
-    elif op in ("rsub",):
-        names["b"] = fmt.number(t.kw["other"])
-    if op == "rpow_scalar":
-        names["base"] = fmt.number(t.kw["base"])
-    template = LOCAL.get(op, (f"d/d input {i}",) * (i + 1))
-    return template[min(i, len(template) - 1)].format(**names)
+    """local_formula, or else the local derivative's value at this point."""
+    text = local_formula(t, i)
+    return text if text is not None else fmt.value(local_value(t, i), width=30)
+
+
+def hint(op_name: str) -> str:
+    return OPS[op_name].hint or "check the inputs of this node"
+
+
+def kink_note(t: Tensor) -> str | None:
+    """What PyTorch takes for the derivative where node ``t``'s input sits on a kink."""
+    row = OPS[t.op]
+    if row.kink is None:
+        return None
+    where, note = row.kink
+    with np.errstate(all="ignore"):
+        at = np.asarray(where(*_args(t), **t.kw))
+    return note if at.any() else None
 
 
 def _args(t: Tensor) -> list:
@@ -173,10 +155,14 @@ def node_steps(trace, order: list[Tensor]) -> list[dict]:
             with np.errstate(all="ignore"):
                 raw = np.asarray(OPS[t.op].vjp[i](g, t.value, *args, **t.kw))
             summed = _summed_axes(raw.shape, s.value.shape)
-            steps.append({"node": t.grad_fn.name, "at": t.display, "input": s.display,
-                          "local": local_text(t, i), "upstream": g,
-                          "gets": unbroadcast(raw, s.value.shape), "summed_axes": summed,
-                          "shape": list(s.value.shape)})
+            step = {"node": t.grad_fn.name, "at": t.display, "input": s.display,
+                    "local": local_text(t, i), "upstream": g,
+                    "gets": unbroadcast(raw, s.value.shape), "summed_axes": summed,
+                    "shape": list(s.value.shape)}
+            note = kink_note(t)
+            if note is not None:
+                step["kink"] = note
+            steps.append(step)
     return steps
 
 
@@ -202,7 +188,7 @@ def find_nonfinite(trace, order: list[Tensor]) -> dict | None:
                     "at": t.display, "why": f"{t.display} = {fmt.value(t.value, width=30)} with "
                     + ", ".join(f"{s.display} = {fmt.value(s.value, width=20)}" for s in t.inputs
                                 if not s.weak),
-                    "hint": HINTS.get(op, "check the inputs of this node")}
+                    "hint": hint(op)}
     for t in reversed(order):
         g = trace.flow.get(t.grad_fn) if t.grad_fn is not None else None
         if g is None or not _finite(g):
@@ -220,5 +206,5 @@ def find_nonfinite(trace, order: list[Tensor]) -> dict | None:
                            f"{fmt.value(local, width=30)} at {s.display} = "
                            f"{fmt.value(s.value, width=20)}, times the upstream gradient "
                            f"{fmt.value(g, width=20)}, gives {fmt.value(got, width=20)}",
-                    "hint": HINTS.get(t.op, "check the inputs of this node")}
+                    "hint": hint(t.op)}
     return None

@@ -1,0 +1,329 @@
+"""Symbolic values: the op table's VJP rules run on them to give derivatives as formulas.
+
+A ``Sym`` is a formula in ddx's language together with its value at the point in question.
+numpy's protocols route every function a rule calls here (``__array_ufunc__``,
+``__array_function__``); each ufunc is found in the op table (``ops.UFUNCS``) and written as
+that row writes itself (``Op.text``, or ``name(args)``). Masks and comparisons are decided by
+the values (the formula holds around this point), and a branch that is not taken, or a side of
+``maximum`` that is not the larger one, drops out. So the local derivative of any row is
+derived from its rules, never written down twice. Formulas are simplified as they are built:
+numbers folded, ``0``/``1`` identities, ``x*x`` as ``x^2``. Printed formulas are valid ddx
+input (``symbolic.text``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from .ops import OPS, UFUNCS
+
+ATOM = 9
+
+
+class Unsupported(Exception):
+    """A rule did something no formula here expresses (a scatter, a mixed mask)."""
+
+
+class Sym(NDArrayOperatorsMixin):
+    """A formula (``e``: a number, a name, or (row name, args, kw)) and its value ``v``."""
+
+    __slots__ = ("e", "v")
+    __array_priority__ = 100
+
+    def __init__(self, e, v) -> None:
+        self.e = e
+        self.v = np.asarray(v)
+
+    shape = property(lambda self: self.v.shape)
+    ndim = property(lambda self: self.v.ndim)
+    size = property(lambda self: self.v.size)
+    dtype = property(lambda self: self.v.dtype)
+
+    @property
+    def T(self) -> Sym:  # noqa: N802 - numpy's name
+        return self if self.v.ndim < 2 else make("transpose", (self,), {})
+
+    def __getitem__(self, key) -> Sym:
+        return Sym(self.e, self.v[key])  # (the same formula for every element)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        if method != "__call__":
+            raise Unsupported(f"{ufunc.__name__}.{method}")
+        out = kw.pop("out", None)
+        if out is not None:  # in place (r *= k): the result, stored into the target
+            target = out[0]
+            # (a copy of the target as an operand: its formula must not contain itself)
+            inputs = tuple(Sym(x.e, x.v) if x is target else x for x in inputs)
+            result = self.__array_ufunc__(ufunc, method, *inputs, **kw)
+            if not isinstance(target, Sym) or not isinstance(result, Sym):
+                raise Unsupported("an in-place mask")
+            target.e, target.v = result.e, result.v
+            return target
+        values = [x.v if isinstance(x, Sym) else np.asarray(x) for x in inputs]
+        with np.errstate(all="ignore"):
+            value = ufunc(*values)
+        if value.dtype == np.bool_:
+            return value  # a mask: decided by the values
+        if ufunc is np.matmul:
+            return make("mm", tuple(inputs), {}, value)
+        row = UFUNCS.get(ufunc)
+        if row is None:
+            raise Unsupported(ufunc.__name__)
+        return make(row.name, tuple(inputs), {}, value)
+
+    def __array_function__(self, func, types, args, kwargs):
+        handler = _FUNCS.get(func)
+        if handler is None:
+            raise Unsupported(func.__name__)
+        return handler(*args, **kwargs)
+
+
+def _value(x) -> np.ndarray:
+    return x.v if isinstance(x, Sym) else np.asarray(x)
+
+
+def _const(x):
+    """The number a formula is, or None."""
+    if isinstance(x, Sym):
+        e = x.e
+        return e if isinstance(e, float) else None
+    arr = np.asarray(x)
+    if arr.dtype.kind in "biuf" and (arr.ndim == 0 or (arr.size and np.all(arr == arr.flat[0]))):
+        return float(arr.flat[0]) if arr.size else None
+    return None
+
+
+def number(v: float, shape=()) -> Sym:
+    return Sym(float(v), np.full(shape, v, dtype=np.float64))
+
+
+def name(text: str, value) -> Sym:
+    return Sym(text, value)
+
+
+def lift(x) -> Sym:
+    if isinstance(x, Sym):
+        return x
+    c = _const(x)
+    if c is None:
+        raise Unsupported("an array of different numbers")
+    return Sym(c, np.asarray(x, dtype=np.float64))
+
+
+def make(op_name: str, args: tuple, kw: dict, value=None) -> Sym:
+    """Row ``op_name`` applied to ``args``, simplified."""
+    if value is None:
+        with np.errstate(all="ignore"):
+            value = OPS[op_name].fn(*[_value(a) for a in args], **kw)
+    value = np.asarray(value)
+    consts = [_const(a) for a in args]
+    if all(c is not None for c in consts):
+        return Sym(float(value.flat[0]) if value.size else 0.0, value)
+    simple = _simplify(op_name, args, consts, value)
+    if simple is not None:
+        return simple
+    return Sym((op_name, tuple(lift(a) if not isinstance(a, Sym) else a for a in args), kw),
+               value)
+
+
+def _same(a, b) -> bool:
+    return isinstance(a, Sym) and isinstance(b, Sym) and text(a) == text(b)
+
+
+def _with_value(x, value) -> Sym:
+    return Sym(lift(x).e, value)
+
+
+def _simplify(op_name: str, args: tuple, consts: list, value) -> Sym | None:
+    """The identities that keep rules' formulas short (one operand is a number)."""
+    if op_name == "mm":
+        if any(c is not None and np.ndim(_value(a)) for a, c in zip(args, consts)):
+            raise Unsupported("a matrix product with a constant matrix")
+        return None
+    if op_name == "mul":
+        a, b = args
+        ca, cb = consts
+        if ca == 0 or cb == 0:
+            return number(0.0, value.shape)
+        if ca == 1:
+            return _with_value(b, value)
+        if cb == 1:
+            return _with_value(a, value)
+        if _same(a, b):
+            return Sym(("pow_scalar", (a,), {"exponent": 2.0}), value)
+        if isinstance(a, Sym) and isinstance(a.e, tuple):  # (c*u)*u is c*u^2, u^n*u is u^(n+1)
+            kind, inner, kw = a.e
+            if kind == "pow_scalar" and _same(inner[0], b):
+                return Sym(("pow_scalar", inner, {"exponent": kw["exponent"] + 1}), value)
+            if kind == "mul" and _const(inner[0]) is not None and \
+                    isinstance(b, Sym) and _same(inner[1], b):
+                square = Sym(("pow_scalar", (b,), {"exponent": 2.0}), b.v * b.v)
+                return Sym(("mul", (inner[0], square), {}), value)
+        for x, y in ((a, b), (b, a)):  # (-x)*y is -(x*y)
+            if isinstance(x, Sym) and isinstance(x.e, tuple) and x.e[0] == "neg":
+                return make("neg", (make("mul", (x.e[1][0], y), {}),), {}, value)
+        if ca == -1:
+            return make("neg", (b,), {}, value)
+        if cb == -1:
+            return make("neg", (a,), {}, value)
+        if cb is not None and ca is None:  # numbers first: 2*x
+            return Sym(("mul", (lift(b), a), {}), value)
+    elif op_name == "add":
+        a, b = args
+        if consts[0] == 0:
+            return _with_value(b, value)
+        if consts[1] == 0:
+            return _with_value(a, value)
+        if isinstance(b, Sym) and isinstance(b.e, tuple) and b.e[0] == "neg":
+            return make("sub", (a, b.e[1][0]), {}, value)
+        if consts[1] is not None and consts[1] < 0:
+            return make("sub", (a, number(-consts[1])), {}, value)
+    elif op_name == "sub":
+        a, b = args
+        if consts[1] == 0:
+            return _with_value(a, value)
+        if consts[0] == 0:
+            return make("neg", (b,), {}, value)
+    elif op_name == "div":
+        a, b = args
+        if consts[1] == 1:
+            return _with_value(a, value)
+        if consts[0] == 0:
+            return number(0.0, value.shape)
+    elif op_name == "neg":
+        (a,) = args
+        if isinstance(a, Sym) and isinstance(a.e, tuple) and a.e[0] == "neg":
+            return _with_value(a.e[1][0], value)
+    elif op_name in ("maximum", "minimum"):
+        # the side that is the larger (smaller) one everywhere here: the formula around here
+        a, b = (_value(x) for x in args)
+        first = np.all(a > b) if op_name == "maximum" else np.all(a < b)
+        second = np.all(b > a) if op_name == "maximum" else np.all(b < a)
+        if first:
+            return _with_value(args[0], value)
+        if second:
+            return _with_value(args[1], value)
+    return None
+
+
+# --- numpy's array functions that rules use --------------------------------------------------
+
+def _where(cond, x, y):
+    c = np.asarray(_value(cond), dtype=bool)
+    if np.all(c):
+        return x if isinstance(x, Sym) else lift(x)
+    if not np.any(c):
+        return y if isinstance(y, Sym) else lift(y)
+    raise Unsupported("a mask that differs between elements")
+
+
+def _same_formula(a, *args, **kw):
+    """Shape plumbing (broadcast, expand_dims): the formula per element is the same."""
+    fn = kw.pop("_fn")
+    return Sym(lift(a).e, fn(_value(a), *args, **kw))
+
+
+def _shape_fn(fn):
+    return lambda a, *args, **kw: _same_formula(a, *args, _fn=fn, **kw)
+
+
+def _outer(a, b):
+    if _const(a) == 1 and np.ndim(_value(a)) == 0:
+        return lift(b)
+    if _const(b) == 1 and np.ndim(_value(b)) == 0:
+        return lift(a)
+    raise Unsupported("outer")
+
+
+_FUNCS = {
+    np.where: _where,
+    np.outer: _outer,
+    np.broadcast_to: _shape_fn(np.broadcast_to),
+    np.expand_dims: _shape_fn(np.expand_dims),
+    np.transpose: lambda a, *r, **k: make("transpose", (a,), {}) if np.ndim(_value(a)) >= 2
+    else a,
+    np.shape: lambda a: np.shape(_value(a)),
+    np.ndim: lambda a: np.ndim(_value(a)),
+    np.count_nonzero: lambda a, **kw: np.count_nonzero(_value(a), **kw),
+}
+
+
+# --- printing ---------------------------------------------------------------------------------
+
+def _num_text(v: float) -> str:
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+def _atomic(label: str) -> bool:
+    """Whether a name's text needs no parentheses inside a formula: a name, a number, or a
+    call ``f(...)`` whose first parenthesis closes at the end."""
+    head = label.split("(", 1)[0]
+    if not (head.replace("_", "a").replace(".", "0").isalnum()):
+        return False
+    if head == label:
+        return True
+    if not label.endswith(")") or not head:
+        return False
+    depth = 0
+    for k in range(len(head), len(label)):
+        depth += {"(": 1, ")": -1}.get(label[k], 0)
+        if depth == 0 and k != len(label) - 1:
+            return False
+    return True
+
+
+def _prec(e) -> int:
+    if isinstance(e, float):
+        return 3 if e < 0 else ATOM
+    if isinstance(e, str):
+        return ATOM if _atomic(e) else 0
+    row = OPS[e[0]]
+    return row.prec if row.text else ATOM
+
+
+def text(x) -> str:
+    """The formula in ddx's language (iteratively: rules' formulas are small, but a formula
+    may be a user's long expression)."""
+    root = x.e if isinstance(x, Sym) else lift(x).e
+    done: dict[int, str] = {}
+    stack = [(root, False)]
+    while stack:
+        e, ready = stack.pop()
+        if isinstance(e, float):
+            done[id(e)] = _num_text(e)
+            continue
+        if isinstance(e, str):
+            done[id(e)] = e
+            continue
+        _, args, _ = e
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a.e, False) for a in args)
+            continue
+        done[id(e)] = _join(e, [done[id(a.e)] for a in args])
+    return done[id(root)]
+
+
+def _join(e, parts: list[str]) -> str:
+    op_name, args, kw = e
+    row = OPS[op_name]
+    if row.text is None:
+        return f"{row.name}({', '.join(parts)})"
+    mine = row.prec
+    wrapped = []
+    for k, (a, part) in enumerate(zip(args, parts)):
+        inner = _prec(a.e)
+        left = k == 0 and row.text.startswith("{0}")
+        if inner == ATOM:
+            tight = False
+        elif mine == 4:  # ^ is right-associative: (x^a)^b, (-x)^2, x^(-1)
+            tight = inner <= 4 if left else inner < 4
+        elif left:
+            tight = inner < mine
+        else:  # a - (b - c), a/(b*c), -(-x); a unary minus binds looser than ^: -x^2
+            tight = inner <= mine
+        wrapped.append(f"({part})" if tight else part)
+    fields = {k: _num_text(v) if isinstance(v, float) else v for k, v in kw.items()}
+    return row.text.format(*wrapped, **fields)
