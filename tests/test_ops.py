@@ -13,52 +13,40 @@ from ddx.ops import OPS, stack_op
 
 stack_op(3)
 
-# Inputs inside each op's domain and away from kinks and ties, so differences are smooth.
-POSITIVE = {"sqrt", "log", "log2", "log10", "pow", "reciprocal"}
-UNIT = {"asin", "acos"}
+
+def bindings(name: str, rng: np.random.Generator, *, vector: bool = True) -> dict:
+    """Random values for the variables of row ``name``'s example, inside its domain (an
+    elementwise row's scalars become vectors of 4: the kernels see arrays)."""
+    row = OPS[name]
+    source, shapes = row.example
+    lo, hi = row.domain
+    out = {}
+    for var in ("x", "y"):
+        if var not in source.replace("exp", "").replace("max", ""):
+            continue
+        shape = shapes.get(var, (4,) if vector and row.elementwise else ())
+        out[var] = rng.uniform(lo, hi, shape)
+    return out
+
+
+def node_of(name: str, trace):
+    """The node of op ``name`` in a trace of its example."""
+    return next(t for t in trace.nodes if t.op == name)
 
 
 def sample(name: str, rng: np.random.Generator):
-    """(positional inputs, keyword arguments) for one random evaluation of op ``name``."""
-    vec = lambda n=4: rng.uniform(-2, 2, n)  # noqa: E731
-    if name in POSITIVE:
-        return [rng.uniform(0.5, 2, 4) for _ in range(OPS[name].arity)], {}
-    if name in UNIT:
-        return [rng.uniform(-0.9, 0.9, 4)], {}
-    if name in ("abs", "relu"):
-        v = vec()
-        return [np.where(np.abs(v) < 0.2, 0.5, v)], {}
-    if name == "tan":
-        return [rng.uniform(-1.2, 1.2, 4)], {}
-    if name == "pow_scalar":
-        return [rng.uniform(0.5, 2, 4)], {"exponent": 2.5}
-    if name == "rpow_scalar":
-        return [vec()], {"base": 1.7}
-    if name == "div":  # a divisor near 0 makes the quotient too steep for differences
-        return [vec(), rng.choice([-1, 1], 4) * rng.uniform(0.5, 2, 4)], {}
-    if name == "rsub":
-        return [vec()], {"other": 2.0}
-    if name in ("maximum", "minimum"):
-        a = vec()
-        return [a, a + rng.choice([-1, 1], 4) * rng.uniform(0.3, 1, 4)], {}
-    if name in ("sum", "mean", "norm", "logsumexp", "max", "min"):
-        return [rng.permutation(np.linspace(-2, 2, 12)).reshape(3, 4)], {"dim": 1}
-    if name == "dot":
-        return [vec(), vec()], {}
-    if name == "mv":
-        return [rng.uniform(-2, 2, (3, 4)), vec()], {}
-    if name == "vm":
-        return [vec(3), rng.uniform(-2, 2, (3, 4))], {}
-    if name == "mm":
-        return [rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4, 2))], {}
-    if name == "transpose":
-        return [rng.uniform(-2, 2, (3, 4))], {}
-    if name in ("select", "slice"):
-        key = (slice(None), 1) if name == "select" else (slice(1, 3),)
-        return [rng.uniform(-2, 2, (3, 4))], {"key": key}
-    if name == "stack3":
-        return [vec(), vec(), vec()], {}
-    return [vec() for _ in range(OPS[name].arity)], {}
+    """(positional inputs, keyword arguments) for one random evaluation of op ``name``: its
+    row's example, traced, and the inputs its node got."""
+    import ddx
+
+    source = OPS[name].example[0]
+    if OPS[name].call == "reduction" and rng.random() < 0.5:  # and the variant with dim
+        source = source.replace("(x)", "(x, dim=1)")
+        b = {"x": rng.permutation(np.linspace(-2, 2, 12)).reshape(3, 4)}
+    else:
+        b = bindings(name, rng)
+    t = node_of(name, ddx.trace(source, **b))
+    return [s.value.item() if s.weak else s.value for s in t.inputs], dict(t.kw)
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
