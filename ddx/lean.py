@@ -20,6 +20,7 @@ import numpy as np
 
 from .errors import DdxSyntaxError
 from .gcpause import paused
+from .lowering import BINARY
 from .ops import CALLS, OPS
 from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
@@ -38,9 +39,6 @@ class _OpFields(dict):
 
 
 _OP_FIELDS = _OpFields()
-_ADD, _SUB, _RSUB, _MUL, _DIV, _NEG, _RECIPROCAL, _POW, _POW_SCALAR, _RPOW_SCALAR = (
-    OPS[name] for name in ("add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow",
-                           "pow_scalar", "rpow_scalar"))
 
 
 class _Weak:
@@ -238,50 +236,28 @@ class LeanBuilder:
                     shape = np.broadcast_shapes(sa, sb)
                 except ValueError:
                     raise _Decline from None
-        # the op, its kw, its node input, and its second input: a node, a plain number
-        # (Template keeps those apart, at negative indexes) or none
-        kw = second = number = None
-        if sym == "+" or sym == "*":
-            op = _ADD if sym == "+" else _MUL
-            if wa:
-                first, number = b, a.v
-            elif wb:
-                first, number = a, b.v
-            else:
-                first, second = a, b
-        elif sym == "-":
-            if wa:
-                op, kw, first = _RSUB, {"other": a.v}, b
-            else:
-                op, first = _SUB, a
-                if wb:
-                    number = b.v
-                else:
-                    second = b
-        elif sym == "/":
-            if wa:  # 2/x is 2 * reciprocal(x), as PyTorch records it
-                op, number = _MUL, a.v
-                first = self._emit(_RECIPROCAL, None, b, None,
-                                   "1/" + _label(self.source, b_start, b_end), None, shape)
-            else:
-                op, first = _DIV, a
-                if wb:
-                    number = b.v
-                else:
-                    second = b
-        elif sym == "^":
-            if wb:
-                op, kw, first = _POW_SCALAR, {"exponent": b.v}, a
-            elif wa:
-                op, kw, first = _RPOW_SCALAR, {"base": a.v}, b
-            else:
-                op, first, second = _POW, a, b
-        else:
+        # the op (the one lowering's choice), its kw, its node input, and its second input:
+        # a node, a plain number (Template keeps those apart, at negative indexes) or none
+        plan = BINARY.get((sym, wa, wb))
+        if plan is None:
             raise _Decline  # '@'
-        if number is not None:
-            numbers = self.numbers
-            numbers.append(number)
-            second = -len(numbers)
+        op = OPS[plan.op]
+        kw = second = None
+        if plan.first == "1/b":  # 2/x is 2 * reciprocal(x), as PyTorch records it
+            first = self._emit(OPS["reciprocal"], None, b, None,
+                               "1/" + _label(self.source, b_start, b_end), None, shape)
+        else:
+            first = a if plan.first == "a" else b
+        if plan.key is not None:
+            kw = {plan.key: (a if wa else b).v}
+        else:
+            other = a if plan.second == "a" else b
+            if type(other) is _Weak:
+                numbers = self.numbers
+                numbers.append(other.v)
+                second = -len(numbers)
+            else:
+                second = other
         self.rows.append((op, op.fn, op.vjp, kw, first, second, start, end))  # (_emit, inline)
         shape_of.append(shape)
         return len(shape_of) - 1
@@ -293,7 +269,7 @@ class LeanBuilder:
             return a
         if type(a) is _Weak:
             return _Weak(-a.v)
-        return self._emit(_NEG, None, a, None, start, end, self.shape_of[a])
+        return self._emit(OPS["neg"], None, a, None, start, end, self.shape_of[a])
 
     def function(self, name: str, a, start: int, end: int):
         """``name(a)`` for one positional argument."""

@@ -22,6 +22,7 @@ from .errors import (
 from .fmt import number as fmt_number
 from .journal import Journal
 from .limits import MAX_DIMS, check_elements, short_int
+from .lowering import BINARY
 from .ops import CALLS, OPS, stack_op
 from .syntax import Ast, Program, Stmt
 from .tensor import AccumulateGrad, Function, Tensor
@@ -383,27 +384,17 @@ class Evaluator:
             return self.matmul(node, a, b)
         if not (a.weak or b.weak):
             self.check_broadcast(node, a, b)
-        if sym == "+":
-            return self.op("add", node, [b, a] if a.weak else [a, b])
-        if sym == "-":
-            if a.weak:
-                return self.op("rsub", node, [b], {"other": a.value.item()})
-            return self.op("sub", node, [a, b])
-        if sym == "*":
-            return self.op("mul", node, [b, a] if a.weak else [a, b])
-        if sym == "/":
-            if a.weak:
-                recip = self.op("reciprocal", node, [b])
-                recip.label = f"1/{self.label(node.kids[1])}"
-                return self.op("mul", node, [recip, a])
-            return self.op("div", node, [a, b])
-        if sym == "^":
-            if b.weak:
-                return self.op("pow_scalar", node, [a], {"exponent": b.value.item()})
-            if a.weak:
-                return self.op("rpow_scalar", node, [b], {"base": a.value.item()})
-            return self.op("pow", node, [a, b])
-        raise DdxValueError(f"unknown operator {sym!r}")  # pragma: no cover - grammar forbids
+        plan = BINARY.get((sym, a.weak, b.weak))
+        if plan is None:
+            raise DdxValueError(f"unknown operator {sym!r}")  # pragma: no cover - grammar forbids
+        first = a if plan.first == "a" else b
+        if plan.first == "1/b":
+            first = self.op("reciprocal", node, [b])
+            first.label = f"1/{self.label(node.kids[1])}"
+        if plan.key is not None:  # the plain number is a keyword argument: rsub, pow_scalar
+            number = a if b is first else b
+            return self.op(plan.op, node, [first], {plan.key: number.value.item()})
+        return self.op(plan.op, node, [first, a if plan.second == "a" else b])
 
     def fold(self, node: Ast, sym: str, x, y) -> Tensor:
         """Both operands are plain numbers: Python arithmetic, as PyTorch would see it."""
