@@ -25,6 +25,7 @@ from .ops import CALLS, OPS
 from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
 from .template import _PLAIN, Template, middle_fields, node_format, op_fields
+from .tensor import LABEL_MAX, label_of
 
 _LEAF_FIELDS = op_fields("leaf", None)  # a leaf's "op" and "grad_fn" fields in the JSON
 
@@ -245,7 +246,7 @@ class LeanBuilder:
         kw = second = None
         if plan.first == "1/b":  # 2/x is 2 * reciprocal(x), as PyTorch records it
             first = self._emit(OPS["reciprocal"], None, b, None,
-                               "1/" + _label(self.source, b_start, b_end), None, shape)
+                               "1/" + label_of(self.source, b_start, b_end), None, shape)
         else:
             first = a if plan.first == "a" else b
         if plan.key is not None:
@@ -341,11 +342,6 @@ class LeanBuilder:
         return _template(self, out)
 
 
-def _label(source: str, start: int, end: int) -> str:
-    """What Tensor.label shows for a span of the source."""
-    return source[start:end] if end - start <= 48 else source[start:start + 45] + "..."
-
-
 def _backward_order(a_of, b_of, k: int, n: int, out: int) -> list[int]:
     """autograd.propagate's order: graph_order's dependency counts, a LIFO ready list."""
     # (every op here has a node as its first input; the second is None, a number (< 0) or
@@ -433,8 +429,8 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     named = lb.named
 
     def labels() -> list[str]:  # each op node's name in the JSON
-        found = [start if end is None else source[start:end] if end - start <= 48 else
-                 _label(source, start, end) for start, end in zip(lb_starts, lb_ends)]
+        found = [start if end is None else source[start:end] if end - start <= LABEL_MAX else
+                 label_of(source, start, end) for start, end in zip(lb_starts, lb_ends)]
         for i, name in named.items():
             found[i - k] = name
         return [label or "?" for label in found] if "" in found else found

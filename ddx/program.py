@@ -25,7 +25,7 @@ from .limits import MAX_DIMS, check_elements, short_int
 from .lowering import BINARY
 from .ops import CALLS, OPS, stack_op
 from .syntax import Ast, Program, Stmt
-from .tensor import AccumulateGrad, Function, Tensor
+from .tensor import AccumulateGrad, Function, Tensor, label_of
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "double": np.float64,
           "float": np.float32, "long": np.int64, "bool": np.bool_}
@@ -300,9 +300,7 @@ class Evaluator:
         return stack[-1]
 
     def label(self, node: Ast) -> str:
-        if node.end - node.start <= 48:
-            return self.program.source[node.start:node.end]
-        return self.program.source[node.start:node.start + 45] + "..."
+        return label_of(self.program.source, node.start, node.end)
 
     def record(self, t: Tensor, node: Ast) -> Tensor:
         if t.span is None:

@@ -12,6 +12,16 @@ from .ops import Op
 FLOAT_KINDS = "f"
 
 
+LABEL_MAX = 48  # a node's label: its source text, cut to 45 characters and "..." past this
+
+
+def label_of(source: str, start: int, end: int) -> str:
+    """A node's label: the source text it was made from, cut when long (the one rule)."""
+    if end - start <= LABEL_MAX:
+        return source[start:end]
+    return source[start:start + LABEL_MAX - 3] + "..."
+
+
 class Tensor:
     """A value in the graph. ``weak`` marks a Python-number constant (PyTorch's wrapped scalar)."""
 
@@ -40,9 +50,7 @@ class Tensor:
     @property
     def label(self) -> str | None:
         if self._label is None and self.src is not None and self.span is not None:
-            start, end = self.span
-            text = self.src[start:end] if end - start <= 48 else self.src[start:start + 45] + "..."
-            self._label = text
+            self._label = label_of(self.src, *self.span)
         return self._label
 
     @label.setter
