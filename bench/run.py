@@ -138,12 +138,12 @@ def one_liner(rep: Report, repeat: int) -> None:
 def in_process(rep: Report, repeat: int) -> None:
     print("\n[2] in-process call on the seed expression, text in, gradients out")
     import ddx
-    from ddx import api, syntax
+    from ddx import api, syntax  # noqa: F401
+    from ddx.cache import TEMPLATES
 
     def ddx_fresh():
         syntax._CACHE.clear()
-        api._TEMPLATES.clear()
-        api._SEEN.clear()
+        TEMPLATES.clear()
         g = ddx.trace(SEED, w=3.0, x=2.0, b=1.0)
         g.backward()
         return g.grads
@@ -209,12 +209,12 @@ def many_expressions(rep: Report, count: int) -> None:
     ops = sum(e.count("(") for e in exprs) / count
     print(f"  (about {ops:.0f} operations and {sum(map(len, exprs)) / count:.0f} characters each)")
     import ddx
-    from ddx import api, syntax
+    from ddx import api, syntax  # noqa: F401
+    from ddx.cache import TEMPLATES
 
     def run_ddx():
         syntax._CACHE.clear()
-        api._TEMPLATES.clear()
-        api._SEEN.clear()
+        TEMPLATES.clear()
         for e in exprs:
             g = ddx.trace(e, w=0.3, x=0.7, b=-0.2)
             g.backward()
@@ -268,6 +268,7 @@ def deep_chain(rep: Report, n: int) -> None:
                                           for i in range(n // 2))
     import ddx
     from ddx import syntax
+    from ddx.cache import TEMPLATES
     from ddx.syntax import parse
 
     syntax._CACHE.clear()
@@ -275,11 +276,8 @@ def deep_chain(rep: Report, n: int) -> None:
     parse(text)
     t_parse = time.perf_counter() - start
 
-    from ddx import api
-
     def engine():  # a new graph every time: the recorded-graph replay would not be the engine
-        api._TEMPLATES.clear()
-        api._SEEN.clear()
+        TEMPLATES.clear()
         g = ddx.trace(text, x=0.5)
         g.backward()
     fns = {"ddx engine (after parse)": engine}

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd
+from .cache import TEMPLATES
 from .errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
 from .gcpause import paused
 from .ops import display_name
@@ -74,7 +75,7 @@ class Trace:
             self._key = (source, tuple(arrays), tuple([a.shape for a in arrays.values()]),
                          self.dtype.str, None if wrt is None else _freeze(wrt),
                          None if no_grad is None else _freeze(no_grad))
-            template = _TEMPLATES.get(self._key)
+            template = TEMPLATES.get(self._key)
             if template is None and lean and wrt is None and no_grad is None \
                     and autograd.GRAD_MODE.enabled:
                 # a common program compiles straight to a template: no Tensor graph until asked
@@ -83,7 +84,7 @@ class Trace:
                 template = compile_source(source, list(arrays),
                                           [a.shape for a in arrays.values()], self.dtype)
                 if template is not None:
-                    _remember(self._key, template)
+                    TEMPLATES.keep(self._key, template)
             if template is not None:
                 values = template.forward(list(arrays.values()), reuse=True)
                 if values is not None:
@@ -210,13 +211,10 @@ class Trace:
         autograd.WARNINGS.clear()
         self.backward_done = True
         key = self._key
-        if key is not None and key not in _TEMPLATES and not self.warnings and not self.extras:
-            if key in _SEEN:
-                from .template import Template
+        if key is not None and key not in TEMPLATES and not self.warnings and not self.extras:
+            from .template import Template
 
-                _remember(key, Template.from_trace(self, list(key[1])))
-            else:
-                _remember(key, None)
+            TEMPLATES.keep(key, lambda: Template.from_trace(self, list(key[1])))
         return self
 
     # --- the other views of the same derivatives (issue: forward, check, explain) ----------
@@ -344,25 +342,6 @@ class Trace:
                                     if isinstance(v, dict) and "cost" in v})}
                if any(isinstance(v, dict) and "cost" in v for v in self.extras.values()) else {}),
         }
-
-
-_TEMPLATES: dict = {}  # replayable graphs of earlier traces, by text, names, shapes and options
-MAX_TEMPLATES = 512
-_SEEN: set = set()  # keys traced once: the second time makes a template
-
-
-def _remember(key: tuple, template) -> None:
-    """Keep a template once the same text and shapes come back (a one-off trace keeps nothing:
-    thousands of kept one-off graphs would only make the garbage collector's passes longer)."""
-    if key in _SEEN:
-        if template is not None:
-            if len(_TEMPLATES) >= MAX_TEMPLATES:
-                _TEMPLATES.clear()
-            _TEMPLATES[key] = template
-    else:
-        if len(_SEEN) >= 4 * MAX_TEMPLATES:
-            _SEEN.clear()
-        _SEEN.add(key)
 
 
 class _Replay:

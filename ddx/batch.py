@@ -14,6 +14,7 @@ from typing import IO, Any
 import numpy as np
 
 from .api import _PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
+from .cache import TEMPLATES
 from .errors import (
     DdxError,
     DdxUsageError,
@@ -236,8 +237,7 @@ class Replayer:
     """Templates of recorded graphs, by expression text, options and binding shapes."""
 
     def __init__(self) -> None:
-        self.templates: dict = {}
-        self.seen: set = set()  # keys met once: a template is kept when one comes back
+        self.templates = TEMPLATES  # (the library's cache: keys carry the options they differ by)
 
     def key_and_values(self, expr: str, bindings: dict, opts: dict):
         if opts and not REPLAYABLE.issuperset(opts) or not bindings:
@@ -289,16 +289,7 @@ class Replayer:
 
     def keep(self, key, make: Callable) -> None:
         """Keep a template once its key comes back (one-off jobs would only fill memory)."""
-        if key in self.templates:
-            return
-        if key in self.seen:
-            if len(self.templates) >= 4096:
-                self.templates.clear()
-            self.templates[key] = make()
-        else:
-            if len(self.seen) >= 65536:
-                self.seen.clear()
-            self.seen.add(key)
+        self.templates.keep(key, make)
 
 
 def run_jobs(stream: IO[bytes], emit: Callable[[int, Any, DdxError | None], None], *,

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ddx
+from ddx.cache import TEMPLATES
 from ddx.errors import DdxError
 
 
@@ -175,10 +176,10 @@ REPLAYED = [
 def test_a_repeated_trace_replays_its_graph_with_identical_results(text, bindings, grad_output):
     from ddx import api
 
-    api._TEMPLATES.clear()
-    api._SEEN.clear()
+    TEMPLATES.clear()
+
     first = api.Trace(text, bindings, lean=False).backward(grad_output)
-    assert not api._TEMPLATES  # one recorded trace makes no template ...
+    assert not TEMPLATES  # one recorded trace makes no template ...
     api.Trace(text, bindings, lean=False).backward(grad_output)  # ... the second one does
     doc = first.to_json()
     shifted = {k: np.asarray(v) * 1.25 for k, v in bindings.items()}
@@ -198,9 +199,8 @@ def test_a_repeated_trace_replays_its_graph_with_identical_results(text, binding
 
 
 def test_replay_falls_back_for_domain_problems_and_other_shapes():
-    from ddx import api
 
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     ddx.trace("log(x) * y", x=2.0, y=3.0).backward()
     ddx.trace("log(x) * y", x=2.0, y=3.0).backward()
     g = ddx.trace("log(x) * y", x=0.0, y=3.0)

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ddx
-from ddx import api, parallel, syntax
+from ddx import parallel, syntax
 from ddx import template as template_module
 from ddx.api import Trace
+from ddx.cache import TEMPLATES
 from ddx.errors import DdxError
 from ddx.lean import compile_source
 from ddx.syntax import parse
@@ -111,7 +112,7 @@ def test_lean_template_equals_the_recorded_one_for_random_programs(tree, parens,
 @given(exprs, st.floats(-2, 2), st.floats(-2, 2), st.floats(-2, 2))
 def test_lean_results_are_bit_identical_to_the_ordinary_path(tree, a, b, c):
     text = to_text(tree, False) + " + a*b*c"
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     lean = ddx.trace(text, a=a, b=b, c=c)  # replays a compiled template unless a
     ordinary = Trace(text, {"a": a, "b": b, "c": c}, lean=False)  # floating-point event
     lean.backward()
@@ -157,7 +158,7 @@ def test_lean_declines_what_it_does_not_model(text, why):
     ("max(x)", {"x": np.zeros(0)}),
 ])
 def test_errors_are_the_ordinary_paths_errors(text, bindings):
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     with pytest.raises(DdxError) as lean:
         ddx.trace(text, bindings).backward()
     with pytest.raises(DdxError) as ordinary:
@@ -196,7 +197,7 @@ def test_the_collector_is_off_until_the_builders_rows_are_gone(parsed, monkeypat
 
 
 def test_a_lean_trace_builds_the_graph_only_when_asked():
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     g = ddx.trace("(w*x+b)^2", w=3, x=2, b=1)
     assert g._fast is not None  # compiled from the AST, no Tensor made yet
     g.backward()
@@ -207,7 +208,7 @@ def test_a_lean_trace_builds_the_graph_only_when_asked():
 
 
 def test_a_second_backward_accumulates_as_on_the_real_graph():
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     g = ddx.trace("(w*x+b)^2", w=3, x=2, b=1)
     g.backward()
     g.backward()
@@ -250,7 +251,7 @@ def test_reusing_dead_arrays_changes_no_bit(text):
         assert v.tobytes() == copies[name].tobytes()
     again = {k: rng.standard_normal(150_001) for k in arrays}
     copies = {k: v.copy() for k, v in again.items()}
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     for _ in range(3):  # the third trace replays a kept template with reuse
         g = ddx.trace(text, again)
         g.backward()
@@ -294,7 +295,7 @@ def test_sum_of_squares_is_numpys_sum_of_the_squares_bit_for_bit(n):
         assert _sum_of_squares(x).tobytes() == expected.tobytes()
         m = x[: n - n % 3].reshape(-1, 3) if n >= 3 else x  # a 2-D contiguous array sums flat
         assert _sum_of_squares(m).tobytes() == np.sum(np.square(m)).tobytes()
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     g = ddx.trace("sum(x^2)", x=x)
     g.backward()
     assert g.value.tobytes() == expected.tobytes()
@@ -313,7 +314,7 @@ def test_a_numpy_that_sums_in_another_order_gets_its_own_bits(monkeypatch):
     monkeypatch.setattr(template_module, "_SUMS_AS_NUMPY", [])
     assert not template_module.sums_as_numpy()
     x = np.random.default_rng(7).standard_normal(SQUARES_CHUNK * 2 + 3)
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     g = ddx.trace("sum(x^2)", x=x)
     g.backward()
     assert g._fast is not None  # (the replay, not the graph)
@@ -324,7 +325,7 @@ def test_a_numpy_that_sums_in_another_order_gets_its_own_bits(monkeypatch):
 def test_a_strided_binding_is_squared_and_summed_the_ordinary_way():
     base = np.random.default_rng(4).standard_normal(300_002)
     w = base[::2]  # not contiguous: no pairwise blocks, the squares are made
-    api._TEMPLATES.clear()
+    TEMPLATES.clear()
     g = ddx.trace("sum(w^2)", w=w)
     g.backward()
     assert g._fast is not None
@@ -392,7 +393,7 @@ def test_a_forked_child_splits_between_threads_of_its_own(monkeypatch, threads):
     pid = os.fork()
     if pid == 0:  # the child: the same sum, with the threads it must start itself
         try:
-            api._TEMPLATES.clear()
+            TEMPLATES.clear()
             got = float(ddx.trace("sum((x*3 + 1)^2)", x=x).value)
             os.write(write, repr(got).encode())
         finally:

@@ -1,0 +1,38 @@
+"""The one cache of replay templates, for the library's traces and batch jobs alike."""
+
+from __future__ import annotations
+
+
+class TemplateCache(dict):
+    """THE template cache (the library's traces and batch jobs alike): templates by key (the
+    text, the binding names and shapes, the options), kept once a key comes back. A one-off
+    trace keeps nothing: thousands of kept one-off graphs would only make the garbage
+    collector's passes longer. (A dict itself, so a look-up costs what a dict's does.)"""
+
+    def __init__(self, size: int = 4096, seen: int = 65536) -> None:
+        super().__init__()
+        self.size = size
+        self.limit = seen
+        self.seen: set = set()
+
+    def keep(self, key, make) -> None:
+        """Keep ``make`` (a template, or a function that makes one or None) under ``key`` if
+        the key was met before; else remember the key."""
+        if key in self:
+            return
+        if key in self.seen:
+            if len(self) >= self.size:
+                dict.clear(self)
+            # (None is kept too: "this key makes no template", so it is not tried again)
+            self[key] = make() if callable(make) else make
+        else:
+            if len(self.seen) >= self.limit:
+                self.seen.clear()
+            self.seen.add(key)
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self.seen.clear()
+
+
+TEMPLATES = TemplateCache()
