@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -12,6 +11,7 @@ import numpy as np
 from . import autograd
 from .cache import TEMPLATES
 from .errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
+from .fmt import jsonable
 from .gcpause import paused
 from .ops import display_name
 from .program import DTYPES, Evaluator
@@ -20,7 +20,7 @@ from .tensor import Tensor
 
 TRACE_DTYPES = ("float64", "float32")  # what a trace (one-liner, job, library) computes in
 OUTPUT_NAME = "out"
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
@@ -368,7 +368,7 @@ def binding_array(name: str, value: Any, dtype: np.dtype) -> np.ndarray:
     if isinstance(value, str):
         if not value.strip():
             raise DdxUsageError(f"binding {name}= has no value")
-        if _PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
+        if PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
             return np.asarray(float(value), dtype=dtype)
         return constant(value, dtype=dtype, what=f"binding {name}=")
     return np.asarray(value, dtype=dtype)  # no copy: ddx never writes to values
@@ -408,30 +408,6 @@ def extras_json(key: str, value: dict) -> Any:
     if key == "check":
         return _tree_json({k: v for k, v in value.items()})
     return _tree_json(value)
-
-
-def jsonable(value: np.ndarray | None) -> Any:
-    """Nested lists of Python numbers; nan/inf become the strings "nan", "inf", "-inf"."""
-    if value is None:
-        return None
-    if type(value) is np.ndarray and value.ndim == 0:  # the common case, kept off numpy's paths
-        v = value.item()
-        if isinstance(v, float) and not math.isfinite(v):
-            return "nan" if v != v else ("inf" if v > 0 else "-inf")
-        return v
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        v = arr.item()
-        if isinstance(v, float) and not math.isfinite(v):
-            return "nan" if v != v else ("inf" if v > 0 else "-inf")
-        return v
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        obj = arr.astype(object)
-        obj[np.isnan(arr)] = "nan"
-        obj[np.isposinf(arr)] = "inf"
-        obj[np.isneginf(arr)] = "-inf"
-        return obj.tolist()
-    return arr.tolist()
 
 
 def trace(source: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> Trace:

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .api import _PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
+from .api import PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
 from .cache import TEMPLATES
 from .errors import (
     DdxError,
@@ -249,7 +249,7 @@ class Replayer:
         for value in bindings.values():
             if isinstance(value, str):
                 text = value.strip()
-                arr = (np.asarray(float(text), dtype=dtype) if _PLAIN_NUMBER.fullmatch(text)
+                arr = (np.asarray(float(text), dtype=dtype) if PLAIN_NUMBER.fullmatch(text)
                        else constant(text, dtype=dtype, what="binding ="))
             else:
                 arr = np.asarray(value, dtype=dtype)

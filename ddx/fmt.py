@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 
@@ -42,3 +45,27 @@ def shape(arr) -> str:
 def nonfinite(arr) -> bool:
     a = np.asarray(arr)
     return a.dtype.kind == "f" and not bool(np.isfinite(a).all())
+
+
+def jsonable(value: np.ndarray | None) -> Any:
+    """Nested lists of Python numbers; nan/inf become the strings "nan", "inf", "-inf"."""
+    if value is None:
+        return None
+    if type(value) is np.ndarray and value.ndim == 0:  # the common case, kept off numpy's paths
+        v = value.item()
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        return v
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        v = arr.item()
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        return v
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        obj = arr.astype(object)
+        obj[np.isnan(arr)] = "nan"
+        obj[np.isposinf(arr)] = "inf"
+        obj[np.isneginf(arr)] = "-inf"
+        return obj.tolist()
+    return arr.tolist()

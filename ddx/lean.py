@@ -24,7 +24,7 @@ from .lowering import BINARY
 from .ops import CALLS, OPS
 from .program import CONSTANTS, compile_expr, fold_numbers
 from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
-from .template import _PLAIN, Template, middle_fields, node_format, op_fields
+from .template import PLAIN_TEXT, Template, middle_fields, node_format, op_fields
 from .tensor import LABEL_MAX, label_of
 
 _LEAF_FIELDS = op_fields("leaf", None)  # a leaf's "op" and "grad_fn" fields in the JSON
@@ -446,7 +446,7 @@ def _template(lb: LeanBuilder, out: int) -> Template:
     def nodes_format() -> str:  # the same as Template.json_format writes it from statics()
         parts = [node_format(i, name, _LEAF_FIELDS, [], middle_fields(shape_of[i], True, True))
                  for i, name in enumerate(names)]
-        if not _PLAIN(source):  # a label may need escapes
+        if not PLAIN_TEXT(source):  # a label may need escapes
             parts += [node_format(*row) for row in statics()[k:]]
             return ", ".join(parts)
         # (labels and names are plain text here, as node_format would check)

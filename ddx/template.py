@@ -20,6 +20,7 @@ import numpy as np
 
 from . import autograd, parallel
 from .autograd import unbroadcast
+from .fmt import jsonable
 from .ops import OPS, display_name
 
 _OP_JSON: dict[tuple, str] = {}  # (op, grad_fn) -> its two JSON fields
@@ -27,12 +28,12 @@ _MIDDLE_JSON: dict[tuple, str] = {}  # (shape, requires_grad, is_leaf) -> the JS
 
 
 # printable ASCII but '"', '\\' and '%': what json.dumps writes as it is (and %-formats keep)
-_PLAIN = re.compile(r'[ !#$&-\[\]-~]*').fullmatch
+PLAIN_TEXT = re.compile(r'[ !#$&-\[\]-~]*').fullmatch
 
 
 def _jstr(text: str) -> str:
     """json.dumps of a string; plain printable ASCII (names, labels) written directly."""
-    return f'"{text}"' if _PLAIN(text) else json.dumps(text)
+    return f'"{text}"' if PLAIN_TEXT(text) else json.dumps(text)
 
 
 def op_fields(op: str, grad_fn: str | None) -> str:
@@ -65,7 +66,7 @@ def _fixed(text: str) -> str:
 def node_format(i: int, name: str, kind: str, inputs: list[int], middle: str) -> str:
     """One node's JSON object as a %-format (its value's and grad's ``%s``), from the parts
     static_rows gives."""
-    name = f'"{name}"' if _PLAIN(name) else _fixed(json.dumps(name))
+    name = f'"{name}"' if PLAIN_TEXT(name) else _fixed(json.dumps(name))
     # (a list of ints prints as JSON does)
     return f'{{"id": {i}, "name": {name}, {kind}, "inputs": {inputs}, "value": %s{middle}'
 
@@ -196,12 +197,6 @@ def _big(shape_dtype: tuple) -> bool:
 JsonBody = str
 
 
-def _api():
-    from . import api  # api imports this module lazily; import it back the same way
-
-    return api
-
-
 def _dump(value) -> str:
     """json.dumps(jsonable(value)), with the common scalar case written directly."""
     if value is None:
@@ -218,7 +213,7 @@ def _dump(value) -> str:
             return "true" if x else "false"
         if type(x) is int:
             return repr(x)
-    return json.dumps(_api().jsonable(value))
+    return json.dumps(jsonable(value))
 
 
 _NONFINITE = frozenset(("nan", "inf", "-inf"))
