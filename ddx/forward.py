@@ -138,9 +138,9 @@ def compare(a: dict[str, np.ndarray | None], b: dict[str, np.ndarray]) -> tuple[
             diff = np.abs(av - bv)
             rel = diff / np.maximum(np.abs(bv), np.abs(av)).clip(min=1e-300)
             rel = np.where(diff == 0, 0.0, rel)
-        if diff.size:
-            max_abs = max(max_abs, float(np.max(diff)))
-            max_rel = max(max_rel, float(np.max(rel)))
+        if diff.size:  # (np.max, not max(): a nan must win, not lose every comparison)
+            max_abs = float(np.max([max_abs, np.max(diff)]))
+            max_rel = float(np.max([max_rel, np.max(rel)]))
     return max_abs, max_rel
 
 

@@ -241,9 +241,11 @@ def _norm_jvp(ts, out, a, dim=None):
 
 
 def _logsumexp(a, dim=None):
-    m = np.max(a, axis=dim, keepdims=True)
+    # (initial: the log of an empty sum is -inf, as PyTorch gives)
+    m = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
     m = np.where(np.isfinite(m), m, 0.0)
-    s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    with np.errstate(divide="ignore"):
+        s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
     return s.reshape(np.sum(a, axis=dim).shape) if dim is not None else s.reshape(())
 
 

@@ -217,9 +217,13 @@ def hessian_view(trace, result: dict) -> Group:
             parts.append(_t(f"d2{trace.output_name}/d{a}d{b}", STYLE_LEAF))
             parts.append(Text(fmt.value(block, threshold=64, width=76, exact=False)))
     ok = result["check"]["ok"]
+    error, step = result["check"]["max_abs_error"], result["check"]["step"]
+    if error != error:  # nan: the gradient is not finite on one side or both
+        parts.append(Text(f"unchecked: the gradient is not finite near this point, so its "
+                          f"finite differences say nothing (step {step:g})", style=STYLE_BAD))
+        return Group(*parts)
     parts.append(Text(("ok" if ok else "MISMATCH") + ": finite differences of the gradient agree"
-                      f" to {result['check']['max_abs_error']:.3g} (step "
-                      f"{result['check']['step']:g})", style="green" if ok else STYLE_BAD))
+                      f" to {error:.3g} (step {step:g})", style="green" if ok else STYLE_BAD))
     return Group(*parts)
 
 

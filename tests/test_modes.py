@@ -196,3 +196,22 @@ def test_cli_human_views(run):
     assert "dout/dw = [PowBackward0] 2*(w*x+b) = 14 × [AddBackward0] 1 × [MulBackward0] x = 2 → 28" in flat
     assert "forward-over-reverse" in out
     assert run("sin(x)", "x=[0,1]", "--hessian")[0] == 2
+
+
+def test_logsumexp_of_nothing_is_minus_inf_as_in_pytorch(run_json):
+    code, doc, _ = run_json("logsumexp(x)", "x=[]")
+    assert code == 0 and doc["value"] == "-inf" and doc["gradients"] == {"x": []}
+
+
+def test_a_hessian_check_on_an_infinite_gradient_says_it_cannot_check(run):
+    code, out, err = run("z/0", "z=2", "--hessian", "--no-color")
+    assert code == 0
+    assert "unchecked: the gradient is not finite near this point" in out
+    assert "RuntimeWarning" not in err and "agree to 0" not in out
+
+
+def test_compare_lets_a_nan_win():
+    from ddx.forward import compare
+
+    max_abs, _ = compare({"x": np.array([0.0, 1.0])}, {"x": np.array([np.nan, 1.0])})
+    assert math.isnan(max_abs)

@@ -152,8 +152,6 @@ def test_known_hessian_differences_from_pytorch(case):
 @pytest.mark.parametrize("name", ROWS)
 def test_hessian_matches_pytorch_including_domain_edges(name):
     torch = torch_or_skip()
-    if name in ("select", "slice"):
-        pytest.skip("indexing: covered by the random points (its Hessian is 0)")
     _, values = traced(name, b"torch")
     for point in [values, *_edge_points(name)]:
         g = ddx.trace(_hessian_source(name), **point)
