@@ -28,7 +28,7 @@ sys.path.insert(0, {root!r})
 sys.path.insert(1, {bench!r})
 import ddx
 from run import distinct_expressions
-from ddx.batch import json_writer, run_jobs
+from ddx.app.batch import json_writer, run_jobs
 exprs = distinct_expressions(300 + {jobs})
 lines = [f'"{{e}}" w=0.3 x=0.7 b=-0.2\\n' for e in exprs]
 run_jobs(io.BytesIO("".join(lines[:300]).encode()), json_writer(io.StringIO()))

@@ -138,8 +138,8 @@ def one_liner(rep: Report, repeat: int) -> None:
 def in_process(rep: Report, repeat: int) -> None:
     print("\n[2] in-process call on the seed expression, text in, gradients out")
     import ddx
-    from ddx import api, syntax  # noqa: F401
-    from ddx.cache import TEMPLATES
+    from ddx.lang import syntax
+    from ddx.replay.cache import TEMPLATES
 
     def ddx_fresh():
         syntax._CACHE.clear()
@@ -209,8 +209,8 @@ def many_expressions(rep: Report, count: int) -> None:
     ops = sum(e.count("(") for e in exprs) / count
     print(f"  (about {ops:.0f} operations and {sum(map(len, exprs)) / count:.0f} characters each)")
     import ddx
-    from ddx import api, syntax  # noqa: F401
-    from ddx.cache import TEMPLATES
+    from ddx.lang import syntax
+    from ddx.replay.cache import TEMPLATES
 
     def run_ddx():
         syntax._CACHE.clear()
@@ -220,7 +220,7 @@ def many_expressions(rep: Report, count: int) -> None:
             g.backward()
     import io
 
-    from ddx.batch import json_writer, run_jobs
+    from ddx.app.batch import json_writer, run_jobs
 
     job_file = "".join(f'"{e}" w=0.3 x=0.7 b=-0.2\n' for e in exprs).encode()
 
@@ -267,9 +267,9 @@ def deep_chain(rep: Report, n: int) -> None:
     text = "(" * (n // 2) + "x" + "".join(f" * {1 + (i % 7) * 1e-6!r} + {i % 5})"
                                           for i in range(n // 2))
     import ddx
-    from ddx import syntax
-    from ddx.cache import TEMPLATES
-    from ddx.syntax import parse
+    from ddx.lang import syntax
+    from ddx.lang.syntax import parse
+    from ddx.replay.cache import TEMPLATES
 
     syntax._CACHE.clear()
     start = time.perf_counter()
@@ -430,7 +430,7 @@ def job_file(rep: Report, lines: int) -> None:
 CSV_NUMPY = textwrap.dedent("""
     import sys, resource
     sys.path.insert(0, {root!r})
-    from ddx import csvio
+    from ddx.app import csvio
     src = open({path!r}, newline="")
     header = csvio.csv_header(src)
     out = open({out!r}, "w", newline="")

@@ -7,7 +7,7 @@ __all__ = ["trace", "Trace", "DdxError", "__version__"]
 def __getattr__(name):
     # Deferred so that `import ddx` (and the CLI's start-up) pays for numpy/Lark only when used.
     if name in ("trace", "Trace"):
-        from . import api
+        from .app import api
 
         value = globals()[name] = getattr(api, name)  # later lookups skip this function
         return value

@@ -1,5 +1,5 @@
 """`python -m ddx`."""
 
-from .cli import main
+from .app.cli import main
 
 main(prog_name="ddx")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from ddx.cli import main
+from ddx.app.cli import main
 
 
 @pytest.fixture

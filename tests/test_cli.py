@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 import ddx
-from ddx.render import grad_fn_tree, one_liner
+from ddx.out.render import grad_fn_tree, one_liner
 
 
 def test_human_view_shows_values_tree_and_gradients(run):

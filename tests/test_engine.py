@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import ddx
-from ddx.cache import TEMPLATES
 from ddx.errors import DdxError
+from ddx.replay.cache import TEMPLATES
 
 
 def grads(text, **bindings):
@@ -174,7 +174,7 @@ REPLAYED = [
 
 @pytest.mark.parametrize("text, bindings, grad_output", REPLAYED)
 def test_a_repeated_trace_replays_its_graph_with_identical_results(text, bindings, grad_output):
-    from ddx import api
+    from ddx.app import api
 
     TEMPLATES.clear()
 
@@ -212,7 +212,7 @@ def test_replay_falls_back_for_domain_problems_and_other_shapes():
 
 
 def test_a_gradient_sum_that_overflows_is_reported_and_nothing_leaks_into_the_next_trace():
-    from ddx.api import Trace
+    from ddx.app.api import Trace
 
     g = Trace("x*1e308*10 - x*1e308*10", {"x": 1.0}, lean=False)
     g.backward()

@@ -14,8 +14,8 @@ import pytest
 from conftest import torch_or_skip
 
 import ddx
-from ddx.emit import emit
-from ddx.graph import collect, to_dot, to_mermaid
+from ddx.out.emit import emit
+from ddx.out.pictures import collect, to_dot, to_mermaid
 
 
 def seed():
@@ -93,7 +93,7 @@ def test_mermaid_is_well_formed():
 
 
 def test_repl_dot_uses_the_same_writer(tmp_path):
-    from ddx.repl import Repl
+    from ddx.app.repl import Repl
 
     repl = Repl(no_color=True)
     repl.handle("w = tensor(3.0, requires_grad=true)")

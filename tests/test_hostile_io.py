@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from ddx.errors import DdxSyntaxError, format_error
-from ddx.render import explain_view
+from ddx.out.render import explain_view
 from ddx.textsafe import safe_text
 
 JOBS = '"x*y" x=1 y=2\n"x^2" x=3\n'

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from ddx import limits
-from ddx.journal import Journal
-from ddx.session import Session, chunks
-from ddx.syntax import parse, tables
-from ddx.tensor import Tensor
+from ddx.app.session import Session, chunks
+from ddx.graph.journal import Journal
+from ddx.graph.tensor import Tensor
+from ddx.lang.syntax import parse, tables
 
 # --- parsing is linear in the input ---------------------------------------------------------
 
@@ -284,7 +284,7 @@ MUTATIONS = ["sum(y).backward()", "sum(y).backward(retain_graph=true)", "x.grad.
 
 def _state(session: Session) -> dict:
     """Everything a statement could change, as plain values."""
-    from ddx.autograd import ancestors
+    from ddx.graph.record import ancestors
 
     out: dict = {}
     for name, value in session.env.items():

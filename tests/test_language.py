@@ -132,7 +132,7 @@ def test_deep_sum_and_nested_parentheses_do_not_recurse():
 def test_parser_tables_are_built_once_then_read_from_the_cache(tmp_path, monkeypatch):
     import os
 
-    from ddx import syntax
+    from ddx.lang import syntax
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(syntax, "_TABLES", None)
@@ -153,7 +153,7 @@ def plain_scan():
     """The scanner as Lark's order defines it: every blank pattern, then every terminal."""
     import re
 
-    from ddx import syntax
+    from ddx.lang import syntax
 
     data = syntax._build_tables(syntax.grammar_text())
     ignore = set(data["ignore"])
@@ -168,13 +168,13 @@ def plain_scan():
 def test_the_scanner_finds_what_lark_order_finds(plain_scan, text):
     """scan_pattern reorders the terminals and rewrites the blanks: the same (blanks, token)
     pairs everywhere, continuations, comments, non-ASCII digits and bad characters included."""
-    from ddx import syntax
+    from ddx.lang import syntax
 
     assert syntax.tables().scan.findall(text) == plain_scan.findall(text)
 
 
 def test_the_scanner_tries_cheap_terminals_first_where_no_other_could_match():
-    from ddx import syntax
+    from ddx.lang import syntax
 
     terms = [("NUMBER", r"\d+(?:\.\d*)?|\.\d+"), ("NAME", "[a-z][a-z0-9]*"), ("POW", r"\*\*"),
              ("MUL", r"\*|/"), ("DOT", r"\."), ("LPAR", r"\(")]
@@ -196,7 +196,7 @@ def test_the_scanner_tries_cheap_terminals_first_where_no_other_could_match():
 
 
 def test_parser_tables_work_without_a_writable_cache(tmp_path, monkeypatch):
-    from ddx import syntax
+    from ddx.lang import syntax
 
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")

@@ -15,14 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ddx
-from ddx import parallel, syntax
-from ddx import template as template_module
-from ddx.api import Trace
-from ddx.cache import TEMPLATES
+from ddx.app.api import Trace
 from ddx.errors import DdxError
-from ddx.lean import compile_source
-from ddx.syntax import parse
-from ddx.template import Template
+from ddx.lang import syntax
+from ddx.lang.syntax import parse
+from ddx.replay import parallel
+from ddx.replay import template as template_module
+from ddx.replay.cache import TEMPLATES
+from ddx.replay.lean import compile_source
+from ddx.replay.template import Template
 
 
 def _ordinary_template(text: str, bindings: dict) -> Template | None:
@@ -173,7 +174,7 @@ def test_the_collector_is_off_until_the_builders_rows_are_gone(parsed, monkeypat
     over 10^5 of them cost more than the compile (the deep chain ran 2x slower)."""
     import gc
 
-    from ddx import lean
+    from ddx.replay import lean
 
     text = "(" * 500 + "x" + "".join(f" * 2 + {i})" for i in range(500))
     if parsed:
@@ -285,7 +286,7 @@ def test_sum_of_squares_is_numpys_sum_of_the_squares_bit_for_bit(n):
     """The fused sum of squares is numpy's own, bit for bit, on a numpy that sums in the
     order it follows (sums_as_numpy: numpy 2.3 and later; 2.2 does not, and a replay there
     makes the squares instead); a replay gives numpy's bits on any numpy."""
-    from ddx.template import SQUARES_CHUNK, _sum_of_squares, sums_as_numpy
+    from ddx.replay.template import SQUARES_CHUNK, _sum_of_squares, sums_as_numpy
 
     x = np.random.default_rng(n).standard_normal(n) * 10.0 ** np.random.default_rng(n).uniform(-3, 3)
     expected = np.sum(np.square(x))
@@ -306,7 +307,7 @@ def test_a_numpy_that_sums_in_another_order_gets_its_own_bits(monkeypatch):
     """Where numpy sums large arrays in another order than the fused sum's, the replay
     makes the squares and lets numpy sum them. Simulated: a fused sum that is off (by more
     than another order could make it: numpy 2.2's own order is one ulp from the fused one)."""
-    from ddx.template import SQUARES_CHUNK
+    from ddx.replay.template import SQUARES_CHUNK
 
     real = template_module._sum_of_squares
     monkeypatch.setattr(template_module, "_sum_of_squares", lambda x: real(x) * (1 + 1e-9)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_ops import sample
 
 import ddx
-from ddx.autograd import unbroadcast
+from ddx.engine.reverse import unbroadcast
 from ddx.ops import OPS
 
 
@@ -211,7 +211,7 @@ def test_a_hessian_check_on_an_infinite_gradient_says_it_cannot_check(run):
 
 
 def test_compare_lets_a_nan_win():
-    from ddx.forward import compare
+    from ddx.engine.forward import compare
 
     max_abs, _ = compare({"x": np.array([0.0, 1.0])}, {"x": np.array([np.nan, 1.0])})
     assert math.isnan(max_abs)

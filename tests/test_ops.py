@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import central_difference
 
-from ddx.autograd import unbroadcast
+from ddx.engine.reverse import unbroadcast
 from ddx.ops import OPS, stack_op
 
 stack_op(3)

@@ -100,7 +100,7 @@ def test_any_input_gives_a_result_or_a_ddx_error(text):
 def test_values_and_gradients_first_agree_with_the_graph_for_any_input(text):
     """Asking for gradients before anything else takes the template path (ddx/lean.py); it
     must raise the same errors and give the same numbers as the graph built afterwards."""
-    from ddx.api import Trace
+    from ddx.app.api import Trace
     from ddx.errors import DdxError
 
     bindings = {"x": 0.5, "y": 2.0, "v": [1.0, -2.0]}
@@ -132,7 +132,7 @@ REPL_SYMBOLS = ["x", "y", " = ", "tensor(", "2.0", "[1., 2.]", ", requires_grad=
 @given(st.lists(st.sampled_from(REPL_SYMBOLS), max_size=30).map("".join))
 def test_any_repl_script_runs_without_crashing(text):
     """Every statement either prints or reports one ddx error; the session survives."""
-    from ddx.session import Session
+    from ddx.app.session import Session
 
     out: list[str] = []
     err: list[str] = []

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import torch_or_skip
 
-from ddx.session import Session, chunks
+from ddx.app.session import Session, chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "examples" / "seed.ddx"

@@ -16,9 +16,9 @@ from conftest import torch_or_skip
 from test_ops import bindings, node_of
 
 import ddx
-from ddx import explain
-from ddx.emit import emit
+from ddx.engine import explain
 from ddx.ops import OPS, op, stack_op, unregister
+from ddx.out.emit import emit
 
 stack_op(2)
 ROWS = sorted(OPS)

@@ -13,9 +13,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .api import PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
-from .cache import TEMPLATES
-from .errors import (
+from ..errors import (
     DdxError,
     DdxUsageError,
     hessian_needs_scalar,
@@ -24,9 +22,11 @@ from .errors import (
     not_a_binding,
     option_needs_value,
 )
-from .lean import compile_source
-from .program import CONSTANTS, DTYPES, FUNCTIONS, compile_expr
-from .syntax import Program, parse
+from ..graph.program import CONSTANTS, DTYPES, FUNCTIONS, compile_expr
+from ..lang.syntax import Program, parse
+from ..replay.cache import TEMPLATES
+from ..replay.lean import compile_source
+from .api import PLAIN_NUMBER, TRACE_DTYPES, Trace, constant
 
 MAX_LINE = 1 << 20  # a job line longer than 1 MiB is reported, not parsed
 FLAGS = {"--retain-grad": "retain_grad", "--forward": "forward", "--check": "check",
@@ -275,7 +275,7 @@ class Replayer:
         trace = run_job(expr, bindings, opts)
         if key is not None and key not in self.templates and not trace.warnings:
             # (a job with domain warnings makes no template: its numbers, not its shape, are odd)
-            from .template import Template
+            from ..replay.template import Template
 
             self.keep(key, lambda: Template.from_trace(trace, list(bindings)))
         return trace
@@ -376,7 +376,7 @@ class DataRun:
         if self.rowwise is not False:
             trace = Trace(self.expr, {**self.bindings, **chunk.columns}, wrt=list(chunk.columns))
             if self.rowwise is None:  # decided once, on the first chunk's graph
-                from .ops import OPS
+                from ..ops import OPS
 
                 self.rowwise = all(OPS[t.op].elementwise for t in trace.nodes
                                    if t.op not in ("leaf", "const")) \
@@ -490,8 +490,8 @@ def json_writer(out: IO[str]) -> Callable:
 
 def human_writer(console) -> Callable:
     """An ``emit`` for run_jobs that prints the one-liner's Rich view per job."""
-    from .errors import format_error
-    from .render import one_liner
+    from ..errors import format_error
+    from ..out.render import one_liner
 
     def emit(line: int, result, error: DdxError | None) -> None:
         console.rule(f"line {line}")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd import ancestors, vjp
-from .errors import DdxUsageError
-from .limits import limit
-from .ops import OPS
-from .tensor import Tensor
+from ..errors import DdxUsageError
+from ..graph.record import ancestors
+from ..graph.tensor import Tensor
+from ..limits import limit
+from ..ops import OPS
+from .reverse import vjp
 
 MAX_DIRECTIONS = limit("DDX_MAX_DIRECTIONS")  # (read when this module is first imported)
 

@@ -6,12 +6,24 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd
-from .errors import DdxRuntimeError, DdxShapeError, DdxTypeError, suggest
-from .limits import MAX_DIMS, check_elements
-from .program import DTYPES, FUNCTIONS, NO_GRAD, TORCH, DType, Evaluator, Namespace, _arity, truth, type_name
-from .syntax import Ast
-from .tensor import AccumulateGrad, Function, Tensor
+from ..engine import reverse
+from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError, suggest
+from ..graph import record
+from ..graph.program import (
+    DTYPES,
+    FUNCTIONS,
+    NO_GRAD,
+    TORCH,
+    DType,
+    Evaluator,
+    Namespace,
+    _arity,
+    truth,
+    type_name,
+)
+from ..graph.tensor import AccumulateGrad, Function, Tensor
+from ..lang.syntax import Ast
+from ..limits import MAX_DIMS, check_elements
 
 
 class NoneType:
@@ -161,7 +173,7 @@ def fn_no_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
 
 def fn_is_grad_enabled(ev: Evaluator, node: Ast, args: list, kw: dict):
     _arity(node, args, 0, kw)
-    return autograd.GRAD_MODE.enabled
+    return record.GRAD_MODE.enabled
 
 
 REPL_FUNCTIONS = {
@@ -254,21 +266,21 @@ def m_backward(ev, node, t, args, kw):
     if ev.journal is not None:
         _journal_backward(ev.journal, t)
     try:
-        with autograd.fp_guard():
-            autograd.backward(t, g, retain_graph=retain)
+        with record.fp_guard():
+            reverse.backward(t, g, retain_graph=retain)
     except DdxRuntimeError as exc:
         if exc.message.startswith("grad can be implicitly"):
             exc.hint = f"pass gradient=ones_like({t.display}) to weight the outputs"
         raise
-    ev.warnings.extend(msg for _, msg in autograd.WARNINGS)
-    autograd.WARNINGS.clear()
+    ev.warnings.extend(msg for _, msg in record.WARNINGS)
+    record.WARNINGS.clear()
     return NOTHING
 
 
 def _journal_backward(journal, root: Tensor) -> None:
     """What backward() through ``root`` may change: the .grad of every leaf and retaining node
     it reaches, and the freed flag of every Function (as much work as the pass itself)."""
-    for t in autograd.ancestors(root):
+    for t in record.ancestors(root):
         if t.requires_grad and (t.grad_fn is None or t.retains_grad):
             journal.keep(t, "grad")
         if t.grad_fn is not None:
@@ -305,7 +317,7 @@ def m_item(ev, node, t, args, kw):
 
 def m_zero_(ev, node, t, args, kw):
     _arity(node, args, 0, kw)
-    if t.is_leaf and t.requires_grad and autograd.GRAD_MODE.enabled:
+    if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
         raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
                               "operation.")
     if ev.journal is not None:
@@ -389,7 +401,7 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
 
 def show(ev: Evaluator, value: Any) -> str:
     """A value printed as Python and PyTorch print it."""
-    from .torchfmt import dtype_repr, size_repr, tensor_repr
+    from ..out.torchfmt import dtype_repr, size_repr, tensor_repr
 
     if value is None:
         return "None"

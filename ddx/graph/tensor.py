@@ -6,8 +6,8 @@ import weakref
 
 import numpy as np
 
-from .errors import DdxRuntimeError
-from .ops import Op
+from ..errors import DdxRuntimeError
+from ..ops import Op
 
 FLOAT_KINDS = "f"
 

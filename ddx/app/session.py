@@ -6,13 +6,14 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .errors import DdxError, DdxRuntimeError
-from .journal import Journal
-from .program import Evaluator
+from ..errors import DdxError, DdxRuntimeError
+from ..graph.journal import Journal
+from ..graph.program import Evaluator
+from ..graph.tensor import Tensor
+from ..lang.syntax import parse
+from ..out.torchfmt import Addresses
+from . import surface
 from .surface import NOTHING, show
-from .syntax import parse
-from .tensor import Tensor
-from .torchfmt import Addresses
 
 
 def bracket_depth(line: str, depth: int = 0) -> int:
@@ -108,13 +109,13 @@ class Session:
         self.nodes: list[Tensor] = []
 
     def evaluator(self, program) -> Evaluator:
-        ev = Evaluator(program, self.env, dtype=self.dtype, repl=True)
+        ev = Evaluator(program, self.env, dtype=self.dtype, surface=surface)
         ev.addresses = self.addresses
         ev.nodes = self.nodes
         return ev
 
     def report(self, exc: DdxError, line_offset: int = 0, *, numbered: bool = False) -> None:
-        from .errors import format_error
+        from ..errors import format_error
 
         exc.line_offset = line_offset
         self.err(format_error(exc, numbered=numbered))

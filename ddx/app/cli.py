@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from . import __version__
-from .errors import (
+from .. import __version__
+from ..errors import (
     DdxError,
     DdxUsageError,
     format_error,
@@ -37,7 +37,7 @@ def _stdout_console(no_color: bool, file=None):
     """The Console for results: markup is never read from any text (user text is data)."""
     from rich.console import Console
 
-    from .outfile import stdout
+    from ..out.outfile import stdout
 
     file = stdout() if file is None else file
     color = not no_color and "NO_COLOR" not in os.environ and file.isatty()
@@ -47,7 +47,7 @@ def _stdout_console(no_color: bool, file=None):
 
 def _write_out(text: str) -> None:
     """Write to standard output and flush, so that a failure is a worded error right here."""
-    from .outfile import stdout
+    from ..out.outfile import stdout
 
     out = stdout()
     out.write(text)
@@ -69,7 +69,7 @@ def _stderr(text: str) -> None:
 def fail(exc: DdxError, *, as_json: bool = False) -> None:
     """Report a ddx error the one way the SPEC wants, and exit with its code."""
     if getattr(exc, "stdout", False):  # standard output itself failed: no JSON can go there
-        from .outfile import silence_stdout
+        from ..out.outfile import silence_stdout
 
         silence_stdout()
     elif as_json:
@@ -77,7 +77,7 @@ def fail(exc: DdxError, *, as_json: bool = False) -> None:
             sys.stdout.write(json.dumps({"error": exc.to_json()}) + "\n")
             sys.stdout.flush()
         except (OSError, ValueError):
-            from .outfile import silence_stdout
+            from ..out.outfile import silence_stdout
 
             silence_stdout()
     _stderr(format_error(exc))
@@ -98,7 +98,7 @@ def guarded(fn):
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except BrokenPipeError:  # the reader left (| head): not an error of ours
-            from .outfile import silence_stdout
+            from ..out.outfile import silence_stdout
 
             silence_stdout()
             sys.exit(0)
@@ -107,7 +107,7 @@ def guarded(fn):
         except OSError as exc:
             if debug:
                 raise
-            from .outfile import reason
+            from ..out.outfile import reason
 
             where = f" {exc.filename}" if exc.filename else ""
             fail(DdxError(f"input/output error{where}: {reason(exc)}"), as_json=as_json)
@@ -186,13 +186,13 @@ class DefaultGroup(click.Group):
 
 
 def _stdout_failed(exc: OSError) -> None:
-    from .outfile import stdout
+    from ..out.outfile import stdout
 
     fail(stdout().error(exc))
 
 
 def _pipe_gone():
-    from .outfile import silence_stdout
+    from ..out.outfile import silence_stdout
 
     silence_stdout()
     sys.exit(0)
@@ -289,7 +289,7 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
     expr, bindings = split_bindings(args)
     if graph_file is not None:  # a path that can't be written is refused before the work
-        from .outfile import check
+        from ..out.outfile import check
 
         check(graph_file, option="--graph")
     from .api import Trace
@@ -307,20 +307,20 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         if flag and trace.output.requires_grad:
             method()
     if graph_file is not None:
-        from .graph import write_graph
+        from ..out.pictures import write_graph
 
         write_graph(trace, graph_file)
-    from .textsafe import safe_text
+    from ..textsafe import safe_text
 
     if emit:
-        from .emit import emit as emit_script
+        from ..out.emit import emit as emit_script
 
         _write_out(safe_text(emit_script(trace, emit)))
         return
     if as_json:
         _write_out(json.dumps(trace.to_json()) + "\n")  # (json.dumps escapes every control)
     else:
-        from .render import one_liner
+        from ..out.render import one_liner
 
         console = _stdout_console(no_color)
         console.print(one_liner(trace), soft_wrap=True)
@@ -361,7 +361,7 @@ def run_cmd(file, bail, debug):
 def _session_writers():
     """What a script's session prints with: escaped for the terminal; if standard output
     fails, that is one worded error and the end of the run (SystemExit, past the session)."""
-    from .textsafe import safe_text
+    from ..textsafe import safe_text
 
     def out(text: str) -> None:
         try:
@@ -392,9 +392,9 @@ def _session_writers():
 @guarded
 def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_color, debug):
     """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
+    from ..out.outfile import Output
+    from ..textsafe import safe_text
     from . import batch
-    from .outfile import Output
-    from .textsafe import safe_text
 
     start = batch.now()
     say = lambda text: _stderr(safe_text(text))  # noqa: E731 - stderr, after a flush

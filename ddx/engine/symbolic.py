@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
-from .ops import OPS, UFUNCS
+from ..ops import OPS, UFUNCS
 
 ATOM = 9
 

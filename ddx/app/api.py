@@ -8,15 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd
-from .cache import TEMPLATES
-from .errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
-from .fmt import jsonable
-from .gcpause import paused
-from .ops import display_name
-from .program import DTYPES, Evaluator
-from .syntax import parse
-from .tensor import Tensor
+from ..engine import reverse
+from ..errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
+from ..fmt import jsonable
+from ..gcpause import paused
+from ..graph import record
+from ..graph.program import DTYPES, Evaluator
+from ..graph.tensor import Tensor
+from ..lang.syntax import parse
+from ..ops import display_name
+from ..replay.cache import TEMPLATES
 
 TRACE_DTYPES = ("float64", "float32")  # what a trace (one-liner, job, library) computes in
 OUTPUT_NAME = "out"
@@ -39,7 +40,7 @@ def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
 def _matrix_limit(option: str, entries: int) -> None:
     """Refuse a --jacobian / --hessian result over DDX_MAX_MATRIX entries before computing it
     (the work and the memory grow with the entries, and so does the output)."""
-    from .limits import limit, over
+    from ..limits import limit, over
 
     if entries > limit("DDX_MAX_MATRIX"):
         raise over("DDX_MAX_MATRIX", entries, option)
@@ -77,9 +78,9 @@ class Trace:
                          None if no_grad is None else _freeze(no_grad))
             template = TEMPLATES.get(self._key)
             if template is None and lean and wrt is None and no_grad is None \
-                    and autograd.GRAD_MODE.enabled:
+                    and record.GRAD_MODE.enabled:
                 # a common program compiles straight to a template: no Tensor graph until asked
-                from .lean import compile_source
+                from ..replay.lean import compile_source
 
                 template = compile_source(source, list(arrays),
                                           [a.shape for a in arrays.values()], self.dtype)
@@ -116,7 +117,7 @@ class Trace:
         self.retain_grad = retain_grad
         self.program = parse(source)
         if not self.program.stmts:
-            from .errors import DdxSyntaxError
+            from ..errors import DdxSyntaxError
 
             raise DdxSyntaxError("empty expression", hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1')
         wanted, excluded = self.wrt, self.no_grad
@@ -132,7 +133,7 @@ class Trace:
         self.extras: dict = {}  # forward / check / jacobian / hessian / explain, when asked
         for name, value in bindings.items():
             self.bind(name, value)
-        with autograd.fp_guard(), paused():
+        with record.fp_guard(), paused():
             result = self.evaluator.run()
         self.warnings = self.evaluator.warnings
         self._check_names()
@@ -189,7 +190,7 @@ class Trace:
                 if isinstance(grad_output, str):
                     grad_output = (np.ones_like(value) if grad_output.strip() == "ones" else
                                    constant(grad_output, dtype=self.dtype, what="--grad-output "))
-                g0 = autograd.initial_grad(Tensor(value), grad_output)
+                g0 = reverse.initial_grad(Tensor(value), grad_output)
             adj = out.backward(fast.values, g0, reuse=True)  # values: only the output is read
             if adj is not None:
                 fast.adj = adj
@@ -200,19 +201,19 @@ class Trace:
         if isinstance(grad_output, str):
             grad_output = (np.ones_like(self.output.value) if grad_output.strip() == "ones"
                            else constant(grad_output, dtype=self.dtype, what="--grad-output "))
-        self.grad_output = autograd.initial_grad(self.output, grad_output) \
+        self.grad_output = reverse.initial_grad(self.output, grad_output) \
             if self.output.requires_grad else None
         counter: list[int] = []
-        with autograd.fp_guard(), paused():
-            autograd.backward(self.output, grad_output, retain_graph=retain_graph,
+        with record.fp_guard(), paused():
+            reverse.backward(self.output, grad_output, retain_graph=retain_graph,
                               record=self.flow, counter=counter, shared=True)
         self.vjp_count = sum(counter)
-        self.warnings.extend(msg for _, msg in autograd.WARNINGS)
-        autograd.WARNINGS.clear()
+        self.warnings.extend(msg for _, msg in record.WARNINGS)
+        record.WARNINGS.clear()
         self.backward_done = True
         key = self._key
         if key is not None and key not in TEMPLATES and not self.warnings and not self.extras:
-            from .template import Template
+            from ..replay.template import Template
 
             TEMPLATES.keep(key, lambda: Template.from_trace(self, list(key[1])))
         return self
@@ -221,10 +222,10 @@ class Trace:
     def _seed(self) -> np.ndarray:
         if self.grad_output is not None:
             return self.grad_output
-        return autograd.initial_grad(self.output, None)
+        return reverse.initial_grad(self.output, None)
 
     def forward_mode(self) -> dict:
-        from .forward import compare, forward_gradients, op_count
+        from ..engine.forward import compare, forward_gradients, op_count
 
         grads, cost = forward_gradients(self.output, self.leaves, self._seed())
         n = op_count(self.output)
@@ -235,7 +236,7 @@ class Trace:
         return result
 
     def check(self) -> dict:
-        from .forward import compare, finite_differences
+        from ..engine.forward import compare, finite_differences
 
         grads, step = finite_differences(self.output, self.leaves, self._seed())
         max_abs, max_rel = compare(self.grads, grads)
@@ -254,7 +255,7 @@ class Trace:
         return result
 
     def jacobian(self) -> dict:
-        from .forward import jacobians
+        from ..engine.forward import jacobians
 
         n_in = sum(t.value.size for t in self.leaves.values())
         _matrix_limit("--jacobian", self.output.value.size * n_in)
@@ -263,7 +264,7 @@ class Trace:
         return result
 
     def hessian(self) -> dict:
-        from .hessian import hessian
+        from ..engine.hessian import hessian
 
         if self.output.value.size == 1:  # (a vector output is hessian()'s own error)
             n_in = sum(t.value.size for t in self.leaves.values())
@@ -273,7 +274,7 @@ class Trace:
         return result
 
     def explain(self) -> dict:
-        from .explain import explain
+        from ..engine.explain import explain
 
         result = explain(self)
         self.extras["explain"] = result

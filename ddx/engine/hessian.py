@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
-from .autograd import ancestors, unbroadcast
-from .errors import DdxUsageError
+from ..errors import DdxUsageError
+from ..graph.record import ancestors
+from ..graph.tensor import Tensor
+from ..ops import OPS, UFUNCS
 from .forward import MAX_DIRECTIONS, compare, step_for
-from .ops import OPS, UFUNCS
-from .tensor import Tensor
+from .reverse import unbroadcast
 
 
 def _p(x):

@@ -11,11 +11,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import fmt
-from .errors import DdxError, format_error
+from .. import fmt
+from ..errors import DdxError, format_error
+from ..graph.tensor import Tensor
+from ..textsafe import safe_text
 from .session import Session, needs_more
-from .tensor import Tensor
-from .textsafe import safe_text
 
 HELP = """\
 Type statements as in PyTorch; a bare expression prints its value.
@@ -95,7 +95,7 @@ class Repl:
                 return True
             view = GraphView(args[0], t)
             if cmd == ":graph":
-                from .render import grad_fn_tree
+                from ..out.render import grad_fn_tree
 
                 self.console.print(grad_fn_tree(view))
             else:
@@ -105,7 +105,7 @@ class Repl:
         return True
 
     def dot(self, view: GraphView, path: str | None) -> None:
-        from .graph import graph_text, write_graph
+        from ..out.pictures import graph_text, write_graph
 
         try:
             if path is None:
@@ -194,7 +194,7 @@ class Completer(_completer_base()):
     def get_completions(self, document, complete_event):
         from prompt_toolkit.completion import Completion
 
-        from .program import FUNCTIONS
+        from ..graph.program import FUNCTIONS
         from .surface import REPL_FUNCTIONS
 
         before = document.text_before_cursor

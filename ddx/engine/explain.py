@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fmt, symbolic
-from .autograd import ancestors, unbroadcast
-from .ops import OPS
-from .tensor import Tensor
+from .. import fmt
+from ..graph.record import ancestors
+from ..graph.tensor import Tensor
+from ..ops import OPS
+from . import symbolic
+from .reverse import unbroadcast
 
 MAX_PATHS = 32
 

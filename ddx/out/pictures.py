@@ -6,11 +6,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from . import fmt
-from .autograd import ancestors
-from .errors import DdxError, DdxUsageError
-from .ops import OPS
-from .tensor import Tensor
+from .. import fmt
+from ..errors import DdxError, DdxUsageError
+from ..graph.record import ancestors
+from ..graph.tensor import Tensor
+from ..ops import OPS
 
 FILL = {"leaf": "#cfe2ff", "const": "#f1f3f5", "op": "#fff3bf", "out": "#d3f9d8"}
 BORDER = {"leaf": "#1c64f2", "const": "#adb5bd", "op": "#e0a800", "out": "#2b8a3e"}
@@ -116,8 +116,8 @@ def write_graph(view, path: str, *, option: str = "--graph") -> None:
     import os
     import stat
 
+    from ..textsafe import safe_text
     from . import outfile
-    from .textsafe import safe_text
 
     outfile.check(path, option=option)
     suffix = Path(path).suffix.lower().lstrip(".")

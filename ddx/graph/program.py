@@ -8,9 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd
-from .autograd import GRAD_MODE, apply
-from .errors import (
+from ..errors import (
     DdxError,
     DdxNameError,
     DdxRuntimeError,
@@ -19,12 +17,14 @@ from .errors import (
     DdxValueError,
     suggest,
 )
-from .fmt import number as fmt_number
+from ..fmt import number as fmt_number
+from ..lang.lowering import BINARY
+from ..lang.syntax import Ast, Program, Stmt
+from ..limits import MAX_DIMS, check_elements, short_int
+from ..ops import CALLS, OPS, stack_op
+from . import record
 from .journal import Journal
-from .limits import MAX_DIMS, check_elements, short_int
-from .lowering import BINARY
-from .ops import CALLS, OPS, stack_op
-from .syntax import Ast, Program, Stmt
+from .record import GRAD_MODE, apply
 from .tensor import AccumulateGrad, Function, Tensor, label_of
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "double": np.float64,
@@ -137,23 +137,22 @@ class Evaluator:
 
     def __init__(self, program: Program, env: dict[str, Any] | None = None, *,
                  dtype=np.float64, leaf_requires: Callable[[str], bool] | None = None,
-                 repl: bool = False) -> None:
+                 surface=None) -> None:
         self.program = program
         self.env: dict[str, Any] = {} if env is None else env
         self.dtype = np.dtype(dtype)
         self.leaf_requires = leaf_requires or (lambda name: True)
-        self.repl = repl
+        # The REPL's PyTorch surface (ddx/app/surface.py), handed in by the session: functions,
+        # attributes and methods beyond the expression language's. None in one-liners.
+        self.surface = surface
+        self.repl = surface is not None
         self.source = program.source
         self.nodes: list[Tensor] = []
         self.warnings: list[str] = []
         self.printed: list[str] = []
         self.functions = FUNCTIONS
-        if repl:
-            from .surface import REPL_FUNCTIONS
-            from .torchfmt import Addresses
-
-            self.functions = Functions(REPL_FUNCTIONS)
-            self.addresses = Addresses()
+        if surface is not None:
+            self.functions = Functions(surface.REPL_FUNCTIONS)
 
     # --- statements ---------------------------------------------------------------------
     def run(self) -> Any:
@@ -165,14 +164,14 @@ class Evaluator:
 
     def run_stmt(self, stmt: Stmt) -> Any:
         try:
-            with autograd.fp_guard():
+            with record.fp_guard():
                 return self._run_stmt(stmt)
         except DdxError as exc:
             raise exc.at(stmt.start, stmt.end, self.program.source)
         finally:
-            if autograd.WARNINGS:
-                self.warnings.extend(msg for _, msg in autograd.WARNINGS)
-                autograd.WARNINGS.clear()
+            if record.WARNINGS:
+                self.warnings.extend(msg for _, msg in record.WARNINGS)
+                record.WARNINGS.clear()
 
     def _run_stmt(self, stmt: Stmt) -> Any:
         if stmt.kind == "with":
@@ -456,8 +455,7 @@ class Evaluator:
                 what = f".{node.value}" + ("()" if kind == "method" else "")
                 raise DdxTypeError(f"{what} belongs to the REPL language (ddx repl, ddx run)",
                                    start=node.pos, end=node.end)
-            from . import surface
-
+            surface = self.surface
             if kind == "attr":
                 return surface.get_attr(self, node, pos[0])
             return surface.call_method(self, node, pos[0], pos[1:], kw)

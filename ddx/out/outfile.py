@@ -9,7 +9,7 @@ import stat
 import sys
 from typing import IO
 
-from .errors import DdxOutputError, DdxUsageError
+from ..errors import DdxOutputError, DdxUsageError
 
 _WORDS = {errno.ENOENT: "no such file or folder", errno.EISDIR: "it is a directory",
           errno.EACCES: "permission denied", errno.EPERM: "permission denied",

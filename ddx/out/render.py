@@ -11,9 +11,9 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from . import fmt
-from .tensor import Tensor
-from .textsafe import safe_text
+from .. import fmt
+from ..graph.tensor import Tensor
+from ..textsafe import safe_text
 
 MAX_ROWS = 40
 MAX_DEPTH = 12

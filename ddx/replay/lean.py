@@ -4,7 +4,7 @@ Most traces ask only for a value and gradients. For the common programs (numbers
 names, + - * / ^, unary minus, the elementwise functions and whole reductions, assignments to
 names) this module decides while parsing, from the reductions and the bindings' shapes alone,
 exactly which ops ``program.Evaluator`` would record, with which inputs, names and labels, and
-in which order ``autograd.propagate`` would visit them; the result is the same ``Template``
+in which order ``reverse.propagate`` would visit them; the result is the same ``Template``
 that ``Template.from_trace`` makes from a finished trace (tests compare the two field by
 field), so values and gradients are bit-identical to the ordinary path. Anything else,
 including every error, returns None and the caller takes the ordinary path (which parses the
@@ -18,14 +18,14 @@ import threading
 
 import numpy as np
 
-from .errors import DdxSyntaxError
-from .gcpause import paused
-from .lowering import BINARY
-from .ops import CALLS, OPS
-from .program import CONSTANTS, compile_expr, fold_numbers
-from .syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
+from ..errors import DdxSyntaxError
+from ..gcpause import paused
+from ..graph.program import CONSTANTS, compile_expr, fold_numbers
+from ..graph.tensor import LABEL_MAX, label_of
+from ..lang.lowering import BINARY
+from ..lang.syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
+from ..ops import CALLS, OPS
 from .template import PLAIN_TEXT, Template, middle_fields, node_format, op_fields
-from .tensor import LABEL_MAX, label_of
 
 _LEAF_FIELDS = op_fields("leaf", None)  # a leaf's "op" and "grad_fn" fields in the JSON
 
@@ -343,7 +343,7 @@ class LeanBuilder:
 
 
 def _backward_order(a_of, b_of, k: int, n: int, out: int) -> list[int]:
-    """autograd.propagate's order: graph_order's dependency counts, a LIFO ready list."""
+    """reverse.propagate's order: graph_order's dependency counts, a LIFO ready list."""
     # (every op here has a node as its first input; the second is None, a number (< 0) or
     # a node; leaves (< k) are not visited)
     deps = [0] * n

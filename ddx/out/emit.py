@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd import ancestors
-from .errors import DdxUsageError
-from .ops import OPS
-from .tensor import Tensor
+from ..errors import DdxUsageError
+from ..graph.record import ancestors
+from ..graph.tensor import Tensor
+from ..ops import OPS
 
 
 def _literal(value: np.ndarray) -> str:

@@ -1,117 +1,22 @@
-"""Reverse mode: recording op applications, and backward() over an iterative topological order."""
+"""Reverse mode: backward() over an iterative topological order, the one backward loop."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from .errors import DdxRuntimeError
-from .ops import Op
-from .tensor import Function, Tensor
-
-
-class _GradMode:
-    """Global grad mode, as torch.is_grad_enabled(); ``no_grad`` flips it."""
-
-    enabled = True
-
-
-GRAD_MODE = _GradMode()
-
-# Floating-point events (divide by zero, invalid, overflow) reported by numpy's errstate 'call'
-# hook while ddx evaluates; apply() turns them into warnings naming the node.
-_FP_EVENTS: list[str] = []
-WARNINGS: list[tuple[str, str]] = []  # (node label, message), drained by the caller
-
-
-def fp_handler(kind: str, flag: int) -> None:
-    _FP_EVENTS.append(kind)
-
-
-def fp_guard():
-    """The errstate under which ddx evaluates: domain problems are recorded, never raised.
-
-    Events nobody took up before belong to no op of this evaluation: they are dropped, so
-    that they are never reported against the next op."""
-    _FP_EVENTS.clear()
-    return np.errstate(call=fp_handler, divide="call", over="call", invalid="call", under="ignore")
+from ..errors import DdxRuntimeError
+from ..graph.record import FP_EVENTS, WARNINGS, describe
+from ..graph.tensor import Function, Tensor
 
 
 def _summed(t: Tensor, total) -> None:
     """After adding gradients for ``t``: report a floating-point event of the sum itself
     (inf + -inf is nan), as the VJPs' own events are reported."""
-    if _FP_EVENTS:
-        _FP_EVENTS.clear()
+    if FP_EVENTS:
+        FP_EVENTS.clear()
         where = t.label or t.name or "?"
         WARNINGS.append((where, f"the gradients reaching {where} add up to "
-                                f"{_describe(np.asarray(total))}"))
-
-
-def _describe(value: np.ndarray) -> str:
-    nan = int(np.count_nonzero(np.isnan(value)))
-    inf = int(np.count_nonzero(np.isinf(value)))
-    if value.ndim == 0:
-        return "nan" if nan else ("inf" if value > 0 else "-inf") if inf else "a finite value"
-    parts = [f"{nan} nan" if nan else "", f"{inf} inf" if inf else ""]
-    return " and ".join(p for p in parts if p) or "finite values"
-
-
-def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: str | None = None,
-          span: tuple[int, int] | None = None, src: str | None = None) -> Tensor:
-    """Run ``op`` forward on ``inputs`` and record it in the graph when any input requires grad.
-
-    This is the hot path of every evaluation: plain loops, no generators."""
-    kw = kw or {}
-    args = []
-    requires = False
-    weak = const = True
-    dtype = None  # the first tensor input's dtype
-    for t in inputs:
-        if t.weak:
-            args.append(t.value.item())
-        else:
-            args.append(t.value)
-            if weak:
-                dtype = t.value.dtype
-            weak = False
-        if t.requires_grad:
-            requires = True
-        if not t.const:
-            const = False
-    value = op.fn(*args, **kw)
-    if type(value) is not np.ndarray:
-        value = np.asarray(value)
-    if dtype is not None and value.dtype is not dtype and value.dtype != dtype:
-        value = _result_dtype(op, value, inputs)
-    requires = requires and GRAD_MODE.enabled
-    out = Tensor(value, requires, span=span, src=src,
-                 weak=weak and value.ndim == 0 and not requires)
-    out.const = const
-    out.op = op.name
-    out.inputs = inputs = tuple(inputs)
-    out.kw = kw
-    if requires:
-        out.grad_fn = Function(op, grad_fn or (op.grad_fn_for(kw) if kw else op.grad_fn), inputs,
-                               kw, out)
-    if _FP_EVENTS:
-        what = ", ".join(sorted(set(_FP_EVENTS)))
-        _FP_EVENTS.clear()
-        node = grad_fn or op.grad_fn_for(kw)
-        where = out.label or op.name
-        WARNINGS.append((where, f"{where} gives {_describe(value)} ({what}) at {node}"))
-    return out
-
-
-def _result_dtype(op: Op, value: np.ndarray, inputs) -> np.ndarray:
-    """The row's result dtype (Op.dtype): "same" is PyTorch's promotion of the tensor inputs
-    (plain numbers do not widen it); a kernel that computes in another precision is cast."""
-    if op.dtype != "same":
-        return value.astype(op.dtype, copy=False)
-    if value.dtype.kind != "f":
-        return value
-    want = np.result_type(*[t.value.dtype for t in inputs if not t.weak])
-    return value.astype(want, copy=False) if want.kind == "f" and want != value.dtype else value
+                                f"{describe(np.asarray(total))}"))
 
 
 def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -161,26 +66,6 @@ def initial_grad(root: Tensor, grad_output: np.ndarray | None) -> np.ndarray:
 
 def torch_size(shape: tuple[int, ...]) -> str:
     return f"torch.Size([{', '.join(str(n) for n in shape)}])"
-
-
-def ancestors(root: Tensor) -> list[Tensor]:
-    """Every tensor ``root`` depends on, inputs before their users, each once (explicit stack)."""
-    order: list[Tensor] = []
-    seen: set[int] = set()
-    stack: list[tuple[Tensor, bool]] = [(root, False)]
-    while stack:
-        t, done = stack.pop()
-        if done:
-            order.append(t)
-            continue
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        stack.append((t, True))
-        for s in reversed(t.inputs):
-            if id(s) not in seen:
-                stack.append((s, False))
-    return order
 
 
 def graph_order(root: Function) -> dict[Function, int]:
@@ -270,11 +155,11 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
                 continue
             gi = vjps[i](g, fn.value, *args, **kw)
             count += 1
-            if _FP_EVENTS:
-                _FP_EVENTS.clear()
+            if FP_EVENTS:
+                FP_EVENTS.clear()
                 where = out.label if out is not None and out.label else fn.name
                 WARNINGS.append((fn.name, f"the gradient through {fn.name} ({where})"
-                                          f" for input {i} gives {_describe(np.asarray(gi))}"))
+                                          f" for input {i} gives {describe(np.asarray(gi))}"))
             if type(gi) is not np.ndarray:
                 gi = np.asarray(gi)
             value = t.value
@@ -285,7 +170,7 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
             f = t.grad_fn
             if f is None:
                 sink(t, gi)
-                if _FP_EVENTS:
+                if FP_EVENTS:
                     _summed(t, t.grad if t.grad is not None else gi)
                 continue
             if f not in pending:
@@ -295,7 +180,7 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
             else:
                 pending[f] = np.asarray(pending[f] + gi)
                 owned.add(id(pending[f]))
-            if _FP_EVENTS:
+            if FP_EVENTS:
                 _summed(t, pending[f])
             deps[f] -= 1
             if deps[f] == 0:

@@ -7,8 +7,8 @@ import os
 import re
 import zlib
 
-from .errors import DdxSyntaxError
-from .gcpause import paused
+from ..errors import DdxSyntaxError
+from ..gcpause import paused
 
 GRAMMAR_NAME = "ddx.lark"
 
@@ -189,9 +189,9 @@ class Builder:
 def grammar_text() -> str:
     """The grammar file: shipped inside the package, or read from the source tree."""
     # (os.path, not pathlib: pathlib and hashlib together cost a one-liner ~9 ms to import)
-    here = os.path.dirname(os.path.realpath(__file__))
-    for candidate in (os.path.join(here, "grammar", GRAMMAR_NAME),
-                      os.path.join(os.path.dirname(here), "grammar", GRAMMAR_NAME)):
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # ddx/
+    for candidate in (os.path.join(package, "grammar", GRAMMAR_NAME),  # an installed wheel
+                      os.path.join(os.path.dirname(package), "grammar", GRAMMAR_NAME)):
         if os.path.isfile(candidate):
             with open(candidate, encoding="utf-8") as fh:
                 return fh.read()
@@ -527,7 +527,7 @@ def tables() -> Tables:
     if _TABLES is not None:
         return _TABLES
     grammar = grammar_text()
-    from . import __version__  # a new ddx may lay the tables out differently: its own cache
+    from .. import __version__  # a new ddx may lay the tables out differently: its own cache
 
     text = (grammar + "\0" + __version__).encode()
     key = f"{zlib.crc32(text):08x}{len(text):x}"

@@ -18,10 +18,11 @@ from math import isfinite, prod
 
 import numpy as np
 
-from . import autograd, parallel
-from .autograd import unbroadcast
-from .fmt import jsonable
-from .ops import OPS, display_name
+from ..engine.reverse import unbroadcast
+from ..fmt import jsonable
+from ..graph import record
+from ..ops import OPS, display_name
+from . import parallel
 
 _OP_JSON: dict[tuple, str] = {}  # (op, grad_fn) -> its two JSON fields
 _MIDDLE_JSON: dict[tuple, str] = {}  # (shape, requires_grad, is_leaf) -> the JSON between
@@ -80,8 +81,8 @@ def _owned(arr, shape_dtype: tuple) -> bool:
 def _unless_events(result: list) -> list | None:
     """``result``, or None when a floating-point event happened while making it (such a
     job runs the ordinary way, which reports the warnings)."""
-    if autograd._FP_EVENTS:
-        autograd._FP_EVENTS.clear()
+    if record.FP_EVENTS:
+        record.FP_EVENTS.clear()
         return None
     return result
 
@@ -387,7 +388,7 @@ class Template:
             return self._forward_reusing(values)
         fns, kws, a_of, b_of = self.fn, self.kw, self.a, self.b
         kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
-        with autograd.fp_guard():
+        with record.fp_guard():
             for i in self.forward_order:
                 a, b, kw = a_of[i], b_of[i], kws[i]
                 if kw is not None:
@@ -484,7 +485,7 @@ class Template:
         plan, fused, _ = self.reuse_plan()
         squares = {q: s for s, q in fused.items()}
         fns, kws, ops, shapes = self.fn, self.kw, self.op, self.shapes
-        with autograd.fp_guard():
+        with record.fp_guard():
             for i in self.forward_order:
                 if i in squares:  # summed without its array (below), made there if need be
                     values[i] = _stand_in(shapes[i])
@@ -530,7 +531,7 @@ class Template:
         adj[self.output] = g0[()]
         vjp_of, kws, a_of, b_of, slots_of = self.vjp, self.kw, self.a, self.b, self.grad_slots
         kinds = (np.ndarray, np.float64)
-        with autograd.fp_guard():
+        with record.fp_guard():
             for i in self.backward_order:
                 vjps, a, b, kw = vjp_of[i], a_of[i], b_of[i], kws[i]
                 g = adj[i]
@@ -560,7 +561,7 @@ class Template:
         adj: list = [None] * self.n
         adj[self.output] = g0
         shapes, ops = self.shapes, self.op
-        with autograd.fp_guard():
+        with record.fp_guard():
             for i in self.backward_order:
                 vjps, kw = self.vjp[i], self.kw[i] or {}
                 g = adj[i]

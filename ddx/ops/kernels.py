@@ -1,0 +1,247 @@
+"""Kernels beside the op table: forward functions and VJP/JVP rules that are more than one
+expression, the emit functions for rows a template cannot write, and kink tests. Written with
+numpy's functions only, so that they run on arrays, dual numbers and symbolic values alike."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# --- kernels: forward functions and rules that are more than one expression -----------------
+
+def expand(g, shape, dim):
+    """Broadcast a reduced gradient back over the reduced axis (or all axes)."""
+    if dim is not None:
+        g = np.expand_dims(g, dim)
+    return np.broadcast_to(g, shape)
+
+
+def maximum_vjp(g, out, a, b, *, first):
+    mine, other = (a, b) if first else (b, a)
+    share = np.where(mine == other, g / 2, g)
+    return np.where(mine < other, 0.0, share)
+
+
+def minimum_vjp(g, out, a, b, *, first):
+    mine, other = (a, b) if first else (b, a)
+    share = np.where(mine == other, g / 2, g)
+    return np.where(mine > other, 0.0, share)
+
+
+def pow_base_vjp(g, out, a, b):
+    # PyTorch: exponent == 0 gives 0, even where base ** -1 is inf.
+    return np.where(b == 0, 0.0, g * b * np.power(a, b - 1))
+
+
+def pow_exp_vjp(g, out, a, b):
+    # PyTorch masks base == 0 with exponent >= 0 to 0 (log(0) would make 0 * -inf = nan).
+    return np.where((a == 0) & (b >= 0), 0.0, g * out * np.log(a))
+
+
+def softplus(a):
+    return np.where(a > 20, a, np.log1p(np.exp(np.minimum(a, 20))))
+
+
+def softplus_vjp(g, out, a):
+    z = np.exp(np.minimum(a, 20))
+    return np.where(a > 20, g, g * z / (z + 1))
+
+
+def sigmoid(a):
+    # Split by sign so exp never overflows.
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def erf(a):
+    """erf elementwise: numpy has none, so math.erf per element, in the input's dtype."""
+    from math import erf
+
+    arr = np.asarray(a)
+    flat = [erf(v) for v in arr.reshape(-1).tolist()]
+    return np.array(flat, dtype=arr.dtype if arr.dtype.kind == "f" else np.float64
+                    ).reshape(arr.shape)
+
+
+def extreme_vjp(g, out, a, dim=None, *, argfn=None):
+    """max/min: the full reduction shares g among ties (PyTorch's evenly_distribute_backward);
+    with dim, g goes to the index the forward picked."""
+    if dim is None:
+        mask = a == out
+        return g * mask / np.count_nonzero(mask)
+    idx = np.expand_dims(argfn(a, axis=dim), dim)
+    grad = np.zeros_like(g, shape=a.shape)  # zeros_like, not zeros: dual numbers pass through
+    np.put_along_axis(grad, idx, np.expand_dims(g, dim), axis=dim)
+    return grad
+
+
+def extreme_jvp(ts, out, a, dim=None, *, argfn=None):
+    (t,) = ts
+    if dim is None:
+        mask = a == out
+        return np.sum(t * mask) / np.count_nonzero(mask)
+    idx = np.expand_dims(argfn(a, axis=dim), dim)
+    return np.squeeze(np.take_along_axis(np.broadcast_to(t, a.shape), idx, axis=dim), dim)
+
+
+def norm_vjp(g, out, a, dim=None):
+    o = out if dim is None else np.expand_dims(out, dim)
+    gg = g if dim is None else np.expand_dims(g, dim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(o == 0, 0.0, gg * a / o)
+
+
+def norm_jvp(ts, out, a, dim=None):
+    (t,) = ts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(out == 0, 0.0, np.sum(a * t, axis=dim) / out)
+
+
+def logsumexp(a, dim=None):
+    # (initial: the log of an empty sum is -inf, as PyTorch gives)
+    m = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    return s.reshape(np.sum(a, axis=dim).shape) if dim is not None else s.reshape(())
+
+
+def logsumexp_vjp(g, out, a, dim=None):
+    o = out if dim is None else np.expand_dims(out, dim)
+    gg = g if dim is None else np.expand_dims(g, dim)
+    return gg * np.exp(a - o)
+
+
+def logsumexp_jvp(ts, out, a, dim=None):
+    (t,) = ts
+    o = out if dim is None else np.expand_dims(out, dim)
+    return np.sum(np.exp(a - o) * t, axis=dim)
+
+
+def linear(fn):
+    """JVP of an op that is linear in its single input: apply it to the tangent."""
+    return lambda ts, out, a, **kw: fn(np.broadcast_to(ts[0], np.shape(a)), **kw)
+
+
+def bilinear(fn):
+    """JVP of an op linear in each of two inputs (products): f(ta, b) + f(a, tb)."""
+    def jvp(ts, out, a, b):
+        ta, tb = ts
+        parts = [fn(ta, b) if ta is not None else None, fn(a, tb) if tb is not None else None]
+        parts = [p for p in parts if p is not None]
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    return jvp
+
+
+def scaled(g, x, factor):
+    """g * x * factor with one pass and one new array: an upstream gradient that is one
+    repeated number (a broadcast, as after sum) folds into the factor."""
+    # (0-d gradients take the general path, so arrays and numpy scalars round alike)
+    if isinstance(g, np.ndarray) and g.ndim and g.size and not any(g.strides) \
+            and g.shape == np.shape(x):
+        return np.multiply(x, factor * g.flat[0])
+    r = np.multiply(g, x)
+    if factor != 1:
+        r *= factor
+    return r
+
+
+def pow_scalar(a, *, exponent):
+    return np.square(a) if exponent == 2 else np.power(a, exponent)
+
+
+def pow_scalar_vjp(g, o, a, *, exponent):
+    if exponent == 0:
+        return g * 0
+    if exponent == 2:
+        return scaled(g, a, 2)
+    return scaled(g, np.power(a, exponent - 1), exponent)
+
+
+def pow_scalar_into(a, *, exponent, out):
+    return np.square(a, out=out) if exponent == 2 else np.power(a, exponent, out=out)
+
+
+def square_vjp_into(g, o, a, *, exponent, buffer):
+    """pow_scalar_vjp for x^2 after a whole reduction (g one repeated number), written into
+    ``buffer``: the same single multiply as scaled's, without a new array."""
+    if exponent == 2 and isinstance(g, np.ndarray) and g.ndim and g.size and not any(g.strides) \
+            and g.shape == np.shape(a) == buffer.shape:
+        return np.multiply(a, 2 * g.flat[0], out=buffer)
+    return pow_scalar_vjp(g, o, a, exponent=exponent)
+
+
+def rpow_vjp(g, o, a, *, base):
+    if base == 0:
+        return np.where(a >= 0, 0.0, g * o * np.log(base))
+    return g * o * np.log(base)
+
+
+def scatter(g, shape, key):
+    grad = np.zeros_like(g, shape=shape)
+    grad[key] = g
+    return grad
+
+
+def stack(*xs):
+    return np.stack(np.broadcast_arrays(*xs) if len({np.shape(x) for x in xs}) > 1 else xs)
+
+
+def pick(i: int):
+    return lambda g, o, *xs: g[i]
+
+
+# --- emitted code for the rows that need more than a template --------------------------------
+
+def emit_extreme(op_name: str):
+    def emit(args, t, lib):
+        dim = t.kw.get("dim")
+        if lib == "torch":
+            return (f"torch.{op_name}({args[0]}, dim={dim}).values" if dim is not None
+                    else f"torch.{op_name}({args[0]})")
+        return f"jnp.{op_name}({args[0]}" + (f", axis={dim})" if dim is not None else ")")
+    return emit
+
+
+def emit_tensors_only(op_name: str):
+    """torch.maximum & co take tensors only: plain numbers are wrapped."""
+    def emit(args, t, lib):
+        wrap = "torch.tensor" if lib == "torch" else "jnp.asarray"
+        a, b = (f"{wrap}({x})" if s.weak else x for x, s in zip(args, t.inputs))
+        return f"{'torch' if lib == 'torch' else 'jnp'}.{op_name}({a}, {b})"
+    return emit
+
+
+def emit_transpose(args, t, lib):
+    if t.value.ndim < 2:
+        return args[0]
+    return f"torch.transpose({args[0]}, 0, 1)" if lib == "torch" else f"jnp.transpose({args[0]})"
+
+
+def emit_logsumexp(args, t, lib):
+    dim = t.kw.get("dim")
+    if lib == "torch":
+        d = dim if dim is not None else f"tuple(range({args[0]}.dim()))"
+        return f"torch.logsumexp({args[0]}, dim={d})"
+    return f"jax.scipy.special.logsumexp({args[0]}" + (f", axis={dim})" if dim is not None
+                                                       else ")")
+
+
+def reduction_emit(torch_name: str, jax_name: str) -> dict:
+    return {"torch": f"{torch_name}({{0}}{{tail}})", "jax": f"{jax_name}({{0}}{{tail}})"}
+
+
+def at_zero(a, *rest):
+    return np.asarray(a) == 0
+
+
+def at_tie(a, b):
+    return np.asarray(a) == np.asarray(b)
+
+
+def at_reduced_tie(a, dim=None):
+    a = np.asarray(a)
+    top = np.max(a, axis=dim, keepdims=True)
+    return np.count_nonzero(a == top, axis=dim) > 1
+
+
+# PREC (see symbolic.py): 1 + -, 2 * / @, 3 unary minus, 4 ^, 9 an atom or a call

@@ -1,0 +1,237 @@
+"""THE op table's rows: one per primitive, holding everything ddx knows about it (see
+ddx/ops/__init__.py for what a row holds). Adding an op is adding a row here."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels import (
+    at_reduced_tie,
+    at_tie,
+    at_zero,
+    bilinear,
+    emit_extreme,
+    emit_logsumexp,
+    emit_tensors_only,
+    emit_transpose,
+    erf,
+    expand,
+    extreme_jvp,
+    extreme_vjp,
+    linear,
+    logsumexp,
+    logsumexp_jvp,
+    logsumexp_vjp,
+    maximum_vjp,
+    minimum_vjp,
+    norm_jvp,
+    norm_vjp,
+    pick,
+    pow_base_vjp,
+    pow_exp_vjp,
+    pow_scalar,
+    pow_scalar_into,
+    pow_scalar_vjp,
+    reduction_emit,
+    rpow_vjp,
+    scaled,
+    scatter,
+    sigmoid,
+    softplus,
+    softplus_vjp,
+    square_vjp_into,
+    stack,
+)
+from .table import OPS, Op, op
+
+LN2 = float(np.log(2.0))
+LN10 = float(np.log(10.0))
+TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
+_NEEDS_POSITIVE = (0.25, 3.0)
+_UNIT = (-0.9, 0.9)
+
+# --- arithmetic ---------------------------------------------------------------------------
+# Arithmetic as operators, not np.add & co: the same ufuncs for arrays, and several times
+# faster on numpy scalars, which the batch replay (ddx/template.py) computes with.
+op("add", "AddBackward0", lambda a, b: a + b, lambda g, o, a, b: g, lambda g, o, a, b: g,
+   saves=False, reads="", into=np.add, call="binary", text="{0} + {1}", prec=1,
+   emit={"torch": "({0} + {1})", "jax": "({0} + {1})"})
+op("sub", "SubBackward0", lambda a, b: a - b, lambda g, o, a, b: g, lambda g, o, a, b: -g,
+   saves=False, reads="", into=np.subtract, call="binary", names=("subtract",),
+   text="{0} - {1}", prec=1, emit={"torch": "({0} - {1})", "jax": "({0} - {1})"})
+op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False,
+   reads="", text="{other} - {0}", prec=1, symbol="-",
+   emit={"torch": "({other!r} - {0})", "jax": "({other!r} - {0})"}, example=("2 - x", {}))
+op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
+   reads="i", into=np.multiply, call="binary", names=("multiply",), text="{0}*{1}", prec=2,
+   vjp_into=(lambda g, o, a, b, *, buffer: np.multiply(g, b, out=buffer),
+             lambda g, o, a, b, *, buffer: np.multiply(g, a, out=buffer)),
+   emit={"torch": "({0} * {1})", "jax": "({0} * {1})"})
+op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b,
+   into=np.true_divide, call="binary", names=("divide", "true_divide"), text="{0}/{1}", prec=2,
+   emit={"torch": "({0} / {1})", "jax": "({0} / {1})"},
+   hint="a division by zero: add an epsilon to the denominator",
+   domain=(0.5, 2.0))
+op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="",
+   into=np.negative, call="unary", names=("negative",), text="-{0}", prec=3,
+   emit={"torch": "(-{0})", "jax": "(-{0})"})
+op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o, reads="o",
+   call="unary", symbol="1/x", text="1/{0}", prec=2,
+   hint="a division by zero: add an epsilon to the denominator",
+   domain=_NEEDS_POSITIVE, emit={"torch": "torch.reciprocal({0})", "jax": "jnp.reciprocal({0})"})
+op("pow", "PowBackward1", np.power, pow_base_vjp, pow_exp_vjp, call="binary",
+   text="{0}^{1}", prec=4, symbol="^", emit={"torch": "({0} ** {1})", "jax": "({0} ** {1})"},
+   hint="a power with a zero or negative base: keep the base positive",
+   domain=_NEEDS_POSITIVE)
+op("pow_scalar", "PowBackward0", pow_scalar, pow_scalar_vjp, reads="i", into=pow_scalar_into,
+   vjp_into=(square_vjp_into,), shown="pow", symbol="^", text="{0}^{exponent}", prec=4,
+   emit={"torch": "({0} ** {exponent!r})", "jax": "({0} ** {exponent!r})"},
+   hint="a fractional or negative power of zero: keep the base positive",
+   domain=_NEEDS_POSITIVE, example=("x ^ 2.5", {}))
+op("rpow_scalar", "PowBackward2", lambda a, *, base: np.power(base, a), rpow_vjp,
+   shown="pow", symbol="^", text="{base}^{0}", prec=4,
+   emit={"torch": "({base!r} ** {0})", "jax": "({base!r} ** {0})"}, example=("1.7 ^ x", {}))
+op("maximum", "MaximumBackward0", np.maximum,
+   lambda g, o, a, b: maximum_vjp(g, o, a, b, first=True),
+   lambda g, o, a, b: maximum_vjp(g, o, a, b, first=False), call="binary",
+   emit={"torch": emit_tensors_only("maximum"), "jax": emit_tensors_only("maximum")},
+   kink=(at_tie, "at a tie PyTorch gives each input half the gradient"))
+op("minimum", "MinimumBackward0", np.minimum,
+   lambda g, o, a, b: minimum_vjp(g, o, a, b, first=True),
+   lambda g, o, a, b: minimum_vjp(g, o, a, b, first=False), call="binary",
+   emit={"torch": emit_tensors_only("minimum"), "jax": emit_tensors_only("minimum")},
+   kink=(at_tie, "at a tie PyTorch gives each input half the gradient"))
+
+# --- elementwise functions: forward, then the derivative (reusing the result where it can) ---
+op("abs", "AbsBackward0", np.abs, lambda g, o, a: g * np.sign(a), reads="i", call="unary",
+   names=("absolute",), kink=(at_zero, "at 0 PyTorch takes the slope 0 (sign(0) = 0)"),
+   emit={"torch": "torch.abs({0})", "jax": "jnp.abs({0})"}, domain=(0.25, 2.0))
+op("sign", "SignBackward0", np.sign, lambda g, o, a: g * 0, reads="", call="unary",
+   emit={"torch": "torch.sign({0})", "jax": "jnp.sign({0})"}, domain=(0.25, 2.0))
+op("square", "PowBackward0", np.square, lambda g, o, a: scaled(g, a, 2), reads="i",
+   call="unary", emit={"torch": "torch.square({0})", "jax": "jnp.square({0})"})
+op("sqrt", "SqrtBackward0", np.sqrt, lambda g, o, a: g / (2 * o), reads="o", call="unary",
+   hint="sqrt is not differentiable at 0 (its slope is infinite): use sqrt(x + 1e-12), or "
+        "keep x away from 0", domain=_NEEDS_POSITIVE,
+   emit={"torch": "torch.sqrt({0})", "jax": "jnp.sqrt({0})"})
+op("exp", "ExpBackward0", np.exp, lambda g, o, a: g * o, reads="o", call="unary",
+   hint="exp overflows past about 709: rescale the input (logsumexp is the stable form)",
+   emit={"torch": "torch.exp({0})", "jax": "jnp.exp({0})"})
+op("expm1", "Expm1Backward0", np.expm1, lambda g, o, a: g * (o + 1), reads="o", call="unary",
+   emit={"torch": "torch.expm1({0})", "jax": "jnp.expm1({0})"})
+op("log", "LogBackward0", np.log, lambda g, o, a: g / a, reads="i", call="unary", names=("ln",),
+   hint="log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
+   domain=_NEEDS_POSITIVE, emit={"torch": "torch.log({0})", "jax": "jnp.log({0})"})
+op("log1p", "Log1PBackward0", np.log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
+   hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
+   emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"})
+op("log2", "Log2Backward0", np.log2, lambda g, o, a: g / (a * LN2), reads="i", call="unary",
+   hint="log2(x) needs x > 0: add a small epsilon", domain=_NEEDS_POSITIVE,
+   emit={"torch": "torch.log2({0})", "jax": "jnp.log2({0})"})
+op("log10", "Log10Backward0", np.log10, lambda g, o, a: g / (a * LN10), reads="i",
+   call="unary", hint="log10(x) needs x > 0", domain=_NEEDS_POSITIVE,
+   emit={"torch": "torch.log10({0})", "jax": "jnp.log10({0})"})
+op("sin", "SinBackward0", np.sin, lambda g, o, a: g * np.cos(a), reads="i", call="unary",
+   emit={"torch": "torch.sin({0})", "jax": "jnp.sin({0})"})
+op("cos", "CosBackward0", np.cos, lambda g, o, a: -g * np.sin(a), reads="i", call="unary",
+   emit={"torch": "torch.cos({0})", "jax": "jnp.cos({0})"})
+op("tan", "TanBackward0", np.tan, lambda g, o, a: g * (1 + o * o), reads="o", call="unary",
+   domain=(-1.2, 1.2), emit={"torch": "torch.tan({0})", "jax": "jnp.tan({0})"})
+op("asin", "AsinBackward0", np.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a), reads="i",
+   call="unary", names=("arcsin",), hint="asin' is infinite at |x| = 1", domain=_UNIT,
+   emit={"torch": "torch.asin({0})", "jax": "jnp.arcsin({0})"})
+op("acos", "AcosBackward0", np.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a), reads="i",
+   call="unary", names=("arccos",), hint="acos' is infinite at |x| = 1", domain=_UNIT,
+   emit={"torch": "torch.acos({0})", "jax": "jnp.arccos({0})"})
+op("atan", "AtanBackward0", np.arctan, lambda g, o, a: g / (1 + a * a), reads="i",
+   call="unary", names=("arctan",), emit={"torch": "torch.atan({0})", "jax": "jnp.arctan({0})"})
+op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a), reads="i", call="unary",
+   emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
+op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a), reads="i", call="unary",
+   emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
+op("tanh", "TanhBackward0", np.tanh, lambda g, o, a: g * (1 - o * o), reads="o", call="unary",
+   emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"})
+op("sigmoid", "SigmoidBackward0", sigmoid, lambda g, o, a: g * o * (1 - o), reads="o",
+   call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"})
+op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o > 0), reads="o",
+   call="unary", kink=(at_zero, "at 0 PyTorch takes the slope 0"),
+   emit={"torch": "torch.relu({0})", "jax": "jax.nn.relu({0})"})
+op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="unary",
+   emit={"torch": "torch.nn.functional.softplus({0})", "jax": "jax.nn.softplus({0})"})
+op("erf", "ErfBackward0", erf,
+   lambda g, o, a: g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
+   emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"})
+
+# --- reductions (dim=None reduces everything) ---------------------------------------------
+op("sum", "SumBackward0", lambda a, dim=None: np.sum(a, axis=dim),
+   lambda g, o, a, dim=None: expand(g, a.shape, dim),
+   jvp=linear(lambda t, dim=None: np.sum(t, axis=dim)), saves=False, elementwise=False,
+   reads="", call="reduction", variants={"dim": "SumBackward1"},
+   emit=reduction_emit("torch.sum", "jnp.sum"))  # (VJPs may always read their inputs' shapes)
+op("mean", "MeanBackward0", lambda a, dim=None: np.mean(a, axis=dim),
+   lambda g, o, a, dim=None: expand(g / (a.size if dim is None else a.shape[dim]), a.shape, dim),
+   jvp=linear(lambda t, dim=None: np.mean(t, axis=dim)), saves=False, elementwise=False,
+   reads="", call="reduction", variants={"dim": "MeanBackward1"},
+   emit=reduction_emit("torch.mean", "jnp.mean"))
+op("max", "MaxBackward1", lambda a, dim=None: np.max(a, axis=dim),
+   lambda g, o, a, dim=None: extreme_vjp(g, o, a, dim, argfn=np.argmax),
+   jvp=lambda ts, o, a, dim=None: extreme_jvp(ts, o, a, dim, argfn=np.argmax),
+   elementwise=False, call="reduction", variants={"dim": "MaxBackward0"},
+   kink=(at_reduced_tie, "tied maxima share the gradient evenly"),
+   emit={"torch": emit_extreme("max"), "jax": emit_extreme("max")})
+op("min", "MinBackward1", lambda a, dim=None: np.min(a, axis=dim),
+   lambda g, o, a, dim=None: extreme_vjp(g, o, a, dim, argfn=np.argmin),
+   jvp=lambda ts, o, a, dim=None: extreme_jvp(ts, o, a, dim, argfn=np.argmin),
+   elementwise=False, call="reduction", variants={"dim": "MinBackward0"},
+   kink=(at_reduced_tie, "tied minima share the gradient evenly"),
+   emit={"torch": emit_extreme("min"), "jax": emit_extreme("min")})
+op("norm", "LinalgVectorNormBackward0", lambda a, dim=None: np.sqrt(np.sum(a * a, axis=dim)),
+   norm_vjp, jvp=norm_jvp, elementwise=False, call="reduction",
+   hint="norm is not differentiable at the zero vector",
+   emit={"torch": "torch.linalg.vector_norm({0}{tail})", "jax": "jnp.linalg.norm({0}{tail})"})
+op("logsumexp", "LogsumexpBackward0", logsumexp, logsumexp_vjp, jvp=logsumexp_jvp,
+   elementwise=False, call="reduction",
+   emit={"torch": emit_logsumexp, "jax": emit_logsumexp})
+
+# --- products and shape ops ---------------------------------------------------------------
+op("dot", "DotBackward0", np.dot, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
+   jvp=bilinear(np.dot), elementwise=False, call="binary", shown="matmul", symbol="@",
+   emit={"torch": "torch.dot({0}, {1})", "jax": "jnp.dot({0}, {1})"},
+   example=("dot(x, y)", {"x": (3,), "y": (3,)}))
+op("mv", "MvBackward0", np.matmul, lambda g, o, a, b: np.outer(g, b), lambda g, o, a, b: a.T @ g,
+   jvp=bilinear(np.matmul), elementwise=False, shown="matmul", text="{0} @ {1}", prec=2,
+   emit={"torch": "({0} @ {1})", "jax": "({0} @ {1})"},
+   example=("x @ y", {"x": (2, 3), "y": (3,)}))
+op("vm", "SqueezeBackward4", np.matmul, lambda g, o, a, b: b @ g, lambda g, o, a, b: np.outer(a, g),
+   jvp=bilinear(np.matmul), elementwise=False, shown="matmul", text="{0} @ {1}", prec=2,
+   emit={"torch": "({0} @ {1})", "jax": "({0} @ {1})"},
+   example=("x @ y", {"x": (2,), "y": (2, 3)}))
+op("mm", "MmBackward0", np.matmul, lambda g, o, a, b: g @ b.T, lambda g, o, a, b: a.T @ g,
+   jvp=bilinear(np.matmul), elementwise=False, shown="matmul", text="{0} @ {1}", prec=2,
+   emit={"torch": "({0} @ {1})", "jax": "({0} @ {1})"},
+   example=("x @ y", {"x": (2, 3), "y": (3, 2)}))
+op("transpose", "TransposeBackward0", np.transpose, lambda g, o, a: np.transpose(g),
+   jvp=linear(np.transpose), saves=False, elementwise=False, call="unary",
+   emit={"torch": emit_transpose, "jax": emit_transpose},
+   example=("transpose(x)", {"x": (2, 3)}))
+op("select", "SelectBackward0", lambda a, *, key: a[key],
+   lambda g, o, a, *, key: scatter(g, a.shape, key),
+   jvp=linear(lambda t, *, key: t[key]), saves=False, elementwise=False, symbol="[i]",
+   emit={"torch": "{0}[{key}]", "jax": "{0}[{key}]"}, example=("x[1]", {"x": (3,)}))
+op("slice", "SliceBackward0", lambda a, *, key: a[key],
+   lambda g, o, a, *, key: scatter(g, a.shape, key),
+   jvp=linear(lambda t, *, key: t[key]), saves=False, elementwise=False, symbol="[a:b]",
+   emit={"torch": "{0}[{key}]", "jax": "{0}[{key}]"}, example=("x[1:]", {"x": (3,)}))
+
+
+def stack_op(n: int) -> Op:
+    """torch.stack of n inputs (vector literals with variables in them): one row per count."""
+    name = f"stack{n}"
+    if name not in OPS:
+        op(name, "StackBackward0", stack, *(pick(i) for i in range(n)),
+           jvp=lambda ts, o, *xs: stack(*[np.zeros(np.shape(x)) if t is None else t
+                                           for t, x in zip(ts, xs)]),
+           saves=False, elementwise=False, shown="stack",
+           emit={"torch": "torch.stack([{all}])", "jax": "jnp.stack([{all}])"},
+           example=("[" + ", ".join("xy"[i % 2] for i in range(n)) + "]", {}))
+    return OPS[name]

@@ -1,0 +1,135 @@
+"""The op table's machinery: the row (Op), registering one (op()), and the indexes every mode
+reads: OPS by name, CALLS by every name a user calls an op by, UFUNCS by numpy ufunc.
+The rows themselves are in ddx/ops/rows.py; see ddx/ops/__init__.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+class Op:
+    """One primitive. VJPs take ``(g, out, *inputs, **kw)``; the engine undoes broadcasting.
+
+    (A plain class: a dataclass costs a few milliseconds of every one-liner's start-up.)"""
+
+    __slots__ = ("name", "grad_fn", "fn", "vjp", "jvp", "saves", "elementwise", "reads", "into",
+                 "vjp_into", "call", "names", "variants", "shown", "symbol", "text", "prec",
+                 "emit", "hint", "kink", "domain", "dtype", "example", "method")
+
+    def __init__(self, name: str, grad_fn: str, fn: Callable, vjp: tuple[Callable, ...],
+                 jvp: Callable | None = None, saves: bool = True, elementwise: bool = True,
+                 reads: str = "io", into: Callable | None = None,
+                 vjp_into: tuple | None = None) -> None:
+        self.name = name
+        self.grad_fn = grad_fn
+        self.fn = fn
+        self.vjp = vjp
+        # (tangents, out, *inputs, **kw); None: elementwise, the VJP rule applied to t
+        self.jvp = jvp
+        self.saves = saves  # keeps inputs for backward, so a second backward through it fails
+        self.elementwise = elementwise
+        # What the VJPs read besides g: "i" the inputs' values, "o" the output's value (the
+        # shapes they may always read). A value no VJP reads can be overwritten once the
+        # forward pass is past it (Template).
+        self.reads = reads
+        self.into = into  # fn(*inputs, **kw, out=buffer): the same numbers, into an array
+        # per input, vjp(g, out, *inputs, **kw, buffer=...) that may write into ``buffer``
+        self.vjp_into = vjp_into
+        self.call = None  # "unary" | "binary" | "reduction": called by name; None: by syntax
+        self.names: tuple[str, ...] = ()  # every name it is called by (the row's own first)
+        self.method = True  # also x.name(...) in the REPL
+        self.variants: dict[str, str] = {}  # keyword argument present -> grad_fn name
+        self.shown = name  # what the JSON and the pictures call it
+        self.symbol = name  # its short form in pictures
+        self.text = None  # its form in ddx's language, "{0} + {1}"; None: name(args)
+        self.prec = 9  # the binding strength of ``text`` (see symbolic.PREC)
+        self.emit: dict = {}  # "torch"/"jax" -> a str.format template or a function
+        self.hint: str | None = None  # what to do where its value or gradient is nan/inf
+        self.kink: tuple | None = None  # (where(*inputs) -> bool mask, what PyTorch takes)
+        self.domain: tuple = (-2.0, 2.0)  # where it is smooth: random points for tests
+        self.dtype = "same"  # result dtype: "same" (the inputs' float dtype) or a numpy name
+        self.example: tuple = ("", {})  # (source using x, y, shapes) for the table's tests
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+    @property
+    def arity(self) -> int:
+        return len(self.vjp)
+
+    def grad_fn_for(self, kw: dict | None) -> str:
+        """The grad_fn name PyTorch gives this op for these keyword arguments."""
+        if kw and self.variants:
+            for key, name in self.variants.items():
+                if kw.get(key) is not None:
+                    return name
+        return self.grad_fn
+
+
+OPS: dict[str, Op] = {}
+CALLS: dict[str, Op] = {}  # every name a user may call an op by -> its row
+UFUNCS: dict[np.ufunc, Op] = {}  # an elementwise row by its numpy ufunc (derivatives of rules)
+
+
+def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | None = None,
+       saves: bool = True, elementwise: bool = True, reads: str = "io",
+       into: Callable | None = None, vjp_into: tuple | None = None, call: str | None = None,
+       names: tuple[str, ...] = (), method: bool = True, variants: dict | None = None,
+       shown: str | None = None, symbol: str | None = None, text: str | None = None,
+       prec: int = 9, emit: dict | None = None, hint: str | None = None,
+       kink: tuple | None = None, domain: tuple = (-2.0, 2.0), dtype: str = "same",
+       example: tuple | None = None) -> Op:
+    """Register one row (a later row of the same name replaces it everywhere)."""
+    if into is None and isinstance(fn, np.ufunc):
+        into = fn
+    row = Op(name, grad_fn, fn, tuple(vjp), jvp, saves, elementwise, reads, into, vjp_into)
+    row.call = call
+    row.names = (name, *names) if call else ()
+    row.method = method
+    row.variants = variants or {}
+    row.shown = shown or name
+    row.symbol = symbol or (text.replace("{0}", "").replace("{1}", "").strip() if text
+                            else row.shown)
+    row.text = text
+    row.prec = prec
+    row.emit = emit or {}
+    row.hint = hint
+    row.kink = kink
+    row.domain = domain
+    row.dtype = dtype
+    if example is None:
+        arity = len(vjp)
+        args = ", ".join("xy"[i] for i in range(arity))
+        shapes = {"x": (4,)} if call == "reduction" else {}
+        example = (text.format("x", "y") if text else f"{name}({args})", shapes)
+    row.example = example
+    old = OPS.get(name)
+    if old is not None:
+        for key in [k for k, v in CALLS.items() if v is old]:
+            del CALLS[key]
+        for key in [k for k, v in UFUNCS.items() if v is old]:
+            del UFUNCS[key]
+    OPS[name] = row
+    for alias in row.names:
+        CALLS[alias] = row
+    if elementwise:
+        for f in (into, fn):
+            if isinstance(f, np.ufunc) and f.nout == 1 and f not in UFUNCS:
+                UFUNCS[f] = row
+    return row
+
+
+def unregister(name: str) -> None:
+    """Remove a row (tests register synthetic rows and take them out again)."""
+    row = OPS.pop(name)
+    for table in (CALLS, UFUNCS):
+        for key in [k for k, v in table.items() if v is row]:
+            del table[key]
+
+
+def display_name(op_name: str) -> str:
+    """What the JSON and the pictures call an op (pow_scalar is "pow")."""
+    row = OPS.get(op_name)
+    return row.shown if row is not None else op_name
