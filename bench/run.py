@@ -142,7 +142,7 @@ def in_process(rep: Report, repeat: int) -> None:
     from ddx.replay.cache import TEMPLATES
 
     def ddx_fresh():
-        syntax._CACHE.clear()
+        syntax.CACHE.clear()
         TEMPLATES.clear()
         g = ddx.trace(SEED, w=3.0, x=2.0, b=1.0)
         g.backward()
@@ -213,7 +213,7 @@ def many_expressions(rep: Report, count: int) -> None:
     from ddx.replay.cache import TEMPLATES
 
     def run_ddx():
-        syntax._CACHE.clear()
+        syntax.CACHE.clear()
         TEMPLATES.clear()
         for e in exprs:
             g = ddx.trace(e, w=0.3, x=0.7, b=-0.2)
@@ -225,7 +225,7 @@ def many_expressions(rep: Report, count: int) -> None:
     job_file = "".join(f'"{e}" w=0.3 x=0.7 b=-0.2\n' for e in exprs).encode()
 
     def run_batch():  # the batch path: a job file in, one JSON line (every node) out per job
-        syntax._CACHE.clear()
+        syntax.CACHE.clear()
         run_jobs(io.BytesIO(job_file), json_writer(io.StringIO()))
     fns = {"ddx": run_ddx, "ddx batch (JSON lines out)": run_batch}
     if have("torch"):
@@ -271,7 +271,7 @@ def deep_chain(rep: Report, n: int) -> None:
     from ddx.lang.syntax import parse
     from ddx.replay.cache import TEMPLATES
 
-    syntax._CACHE.clear()
+    syntax.CACHE.clear()
     start = time.perf_counter()
     parse(text)
     t_parse = time.perf_counter() - start

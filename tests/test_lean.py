@@ -37,7 +37,7 @@ def _lean_template(text: str, bindings: dict, *, tree: bool = False) -> Template
     if tree:
         parse(text)  # (cached by text)
     else:
-        syntax._CACHE.pop(text, None)
+        syntax.CACHE.pop(text, None)
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in bindings.items()}
     return compile_source(text, list(arrays), [a.shape for a in arrays.values()],
                           np.dtype(np.float64))

@@ -17,7 +17,7 @@ from ..graph.program import (
     DType,
     Evaluator,
     Namespace,
-    _arity,
+    check_arity,
     truth,
     type_name,
 )
@@ -82,7 +82,7 @@ def _fresh(ev: Evaluator, node: Ast, value: np.ndarray, requires_grad: Any = Fal
 
 def fn_tensor(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
     _check_kw(node, kw, ("requires_grad", "dtype"))
-    _arity(node, args, 1, {})
+    check_arity(node, args, 1, {})
     src = args[0]
     if isinstance(src, bool):
         src = Tensor(np.asarray(src))
@@ -136,7 +136,7 @@ def _filled(fill: float):
 def _filled_like(fill: float):
     def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
         _check_kw(node, kw, ("requires_grad", "dtype"))
-        _arity(node, args, 1, {})
+        check_arity(node, args, 1, {})
         src = args[0]
         if not isinstance(src, Tensor):
             raise DdxTypeError(f"{node.value}() needs a tensor, got {type_name(src)}",
@@ -148,7 +148,7 @@ def _filled_like(fill: float):
 
 
 def fn_zero_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     seen = set()
     journal = ev.journal
     for value in ev.env.values():
@@ -167,12 +167,12 @@ def fn_print(ev: Evaluator, node: Ast, args: list, kw: dict):
 
 
 def fn_no_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     return NO_GRAD
 
 
 def fn_is_grad_enabled(ev: Evaluator, node: Ast, args: list, kw: dict):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     return record.GRAD_MODE.enabled
 
 
@@ -288,7 +288,7 @@ def _journal_backward(journal, root: Tensor) -> None:
 
 
 def m_retain_grad(ev, node, t, args, kw):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     if ev.journal is not None:
         ev.journal.keep(t, "retains_grad")
     t.retain_grad()
@@ -305,18 +305,18 @@ def m_requires_grad_(ev, node, t, args, kw):
 
 
 def m_detach(ev, node, t, args, kw):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     return _detach(ev, node, t)
 
 
 def m_item(ev, node, t, args, kw):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     v = t.item()
     return PyNumber(v)
 
 
 def m_zero_(ev, node, t, args, kw):
-    _arity(node, args, 0, kw)
+    check_arity(node, args, 0, kw)
     if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
         raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
                               "operation.")

@@ -580,7 +580,7 @@ def type_name(value: Any) -> str:
 
 # --- functions -----------------------------------------------------------------------------
 
-def _arity(node: Ast, args: list, n: int, kw: dict, allowed: tuple = ()) -> None:
+def check_arity(node: Ast, args: list, n: int, kw: dict, allowed: tuple = ()) -> None:
     if len(args) != n:
         want = {1: "1 argument", 2: "2 arguments"}.get(n, f"{n} arguments")
         raise DdxTypeError(f"{node.value}() takes {want} ({len(args)} given)",
@@ -600,7 +600,7 @@ def _as_tensor(ev: Evaluator, node: Ast, value: Any) -> Tensor:
 
 def _unary(name: str):
     def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-        _arity(node, args, 1, kw)
+        check_arity(node, args, 1, kw)
         a = _as_tensor(ev, node, args[0])
         if a.weak:
             a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "f"
@@ -630,7 +630,7 @@ def _dim(ev: Evaluator, node: Ast, a: Tensor, args: list, kw: dict) -> int | Non
 def _reduction(name: str):
     def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
         if len(args) not in (1, 2):
-            _arity(node, args, 1, kw, ("dim",))
+            check_arity(node, args, 1, kw, ("dim",))
         for k, (_, pos) in kw.items():
             if k != "dim":
                 raise DdxTypeError(f"{name}() got an unexpected keyword argument '{k}'",
@@ -650,7 +650,7 @@ def _reduction(name: str):
 
 def _binary_fn(name: str):
     def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-        _arity(node, args, 2, kw)
+        check_arity(node, args, 2, kw)
         a, b = (_as_tensor(ev, node, x) for x in args)
         if name == "pow":
             fake = Ast("bin", "^", (), (), start=node.start, end=node.end, pos=node.pos)
@@ -665,7 +665,7 @@ def _binary_fn(name: str):
 
 
 def _dot(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-    _arity(node, args, 2, kw)
+    check_arity(node, args, 2, kw)
     a, b = (_as_tensor(ev, node, x) for x in args)
     if a.value.ndim != 1 or b.value.ndim != 1:
         raise DdxShapeError(f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
@@ -679,7 +679,7 @@ def _dot(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
 
 
 def _transpose(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-    _arity(node, args, 1, kw)
+    check_arity(node, args, 1, kw)
     a = _as_tensor(ev, node, args[0])
     if a.value.ndim > 2:
         raise DdxShapeError(f"transpose() expects a tensor with <= 2 dimensions, but got "

@@ -554,7 +554,7 @@ def tables() -> Tables:
     return _TABLES
 
 
-def _lex(text: str, tab: Tables) -> list[tuple]:
+def lex(text: str, tab: Tables) -> list[tuple]:
     """Tokens, with newlines inside brackets dropped and indentation made into _INDENT/_DEDENT."""
     kinds = tab.kinds
     plain = tab.plain
@@ -602,7 +602,7 @@ def _lex(text: str, tab: Tables) -> list[tuple]:
         elif (kind == "RPAR" or kind == "RSQB") and depth > 0:
             depth -= 1
         elif kind == "_BAD":
-            raise _Unexpected("char", value, start, end, ())
+            raise Unexpected("char", value, start, end, ())
         append((kind, value, start, end))
     while len(levels) > 1:
         levels.pop()
@@ -611,14 +611,14 @@ def _lex(text: str, tab: Tables) -> list[tuple]:
     return out
 
 
-class _Unexpected(Exception):
+class Unexpected(Exception):
     def __init__(self, kind, value, start, end, expected) -> None:
         super().__init__(value)
         self.kind, self.value, self.start, self.end = kind, value, start, end
         self.expected = set(expected)
 
 
-def _parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
+def parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
     """The LALR(1) loop: shift, or reduce with the rule's builder (``rules``: another builder's
     callbacks, from Tables._callback); explicit stacks only."""
     action = tab.action
@@ -636,7 +636,7 @@ def _parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
         act = action[state].get(kind)
         while True:
             if act is None:
-                raise _Unexpected(kind, tok[1], tok[2], tok[3], action[state])
+                raise Unexpected(kind, tok[1], tok[2], tok[3], action[state])
             if act >= 0:
                 push_state(act)
                 push_value(tok)
@@ -669,10 +669,10 @@ def _parse_tokens(tokens: list[tuple], tab: Tables, rules: list | None = None):
             push_state(state)
             if kind == "$END" and state == end_state:
                 return value_stack[-1]
-    raise _Unexpected("$END", "", tokens[-1][2], tokens[-1][3], ())
+    raise Unexpected("$END", "", tokens[-1][2], tokens[-1][3], ())
 
 
-_CACHE: dict[str, Program] = {}
+CACHE: dict[str, Program] = {}
 
 OPERATORS = {"ADDOP", "MULOP", "POWOP", "EQUAL", "COMMA", "COLON", "DOT"}
 NAMES = {"ADDOP": "+", "MULOP": "*", "POWOP": "^", "EQUAL": "=", "COMMA": ",", "COLON": ":",
@@ -685,15 +685,15 @@ def parse(source: str, *, cache: bool = True, keep: bool = True) -> Program:
     ``keep=False`` uses the cache but does not add to it: for callers that keep what they
     need themselves (thousands of cached one-off ASTs only lengthen the GC's passes)."""
     if cache:
-        hit = _CACHE.get(source)
+        hit = CACHE.get(source)
         if hit is not None:
             return hit
     text = source if source.endswith("\n") else source + "\n"
     tab = tables()
     try:
         with paused():
-            stmts = _parse_tokens(_lex(text, tab), tab)
-    except _Unexpected as exc:
+            stmts = parse_tokens(lex(text, tab), tab)
+    except Unexpected as exc:
         raise _explain(exc, source) from None
     except DdxSyntaxError as exc:
         raise exc.at(exc.start, exc.end, source) from None
@@ -701,9 +701,9 @@ def parse(source: str, *, cache: bool = True, keep: bool = True) -> Program:
         raise DdxSyntaxError("input nested too deeply", source=source) from None
     program = Program(source, stmts)
     if cache and keep:
-        if len(_CACHE) > 4096:
-            _CACHE.clear()
-        _CACHE[source] = program
+        if len(CACHE) > 4096:
+            CACHE.clear()
+        CACHE[source] = program
     return program
 
 
@@ -730,7 +730,7 @@ def _unclosed(text: str) -> str | None:
     return stack[-1] if stack else None
 
 
-def _explain(exc: _Unexpected, source: str) -> DdxSyntaxError:
+def _explain(exc: Unexpected, source: str) -> DdxSyntaxError:
     """Turn a parse failure into one plain sentence with a position for the caret."""
     if exc.kind == "char":
         ch = exc.value

@@ -23,7 +23,7 @@ from ..gcpause import paused
 from ..graph.program import CONSTANTS, compile_expr, fold_numbers
 from ..graph.tensor import LABEL_MAX, label_of
 from ..lang.lowering import BINARY
-from ..lang.syntax import _CACHE, Program, _lex, _parse_tokens, _Unexpected, tables
+from ..lang.syntax import CACHE, Program, Unexpected, lex, parse_tokens, tables
 from ..ops import CALLS, OPS
 from .template import PLAIN_TEXT, Template, middle_fields, node_format, op_fields
 
@@ -74,7 +74,7 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
         found = _LOCAL.found = (builder, [tab._callback(builder, *rule) for rule in tab.data_rules])
     builder, rules = found
     builder.reset(source, names, shapes)
-    program = _CACHE.get(source)  # parsed already (the REPL, a materialised trace): no parse
+    program = CACHE.get(source)  # parsed already (the REPL, a materialised trace): no parse
     # The collector stays off until the builder's rows (a tuple per op) are gone: for a long
     # program, its passes over them would cost more than the whole compile.
     with paused():
@@ -83,9 +83,9 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
                 _replay_tree(program, builder)
             else:
                 text = source if source.endswith("\n") else source + "\n"
-                _parse_tokens(_lex(text, tab), tab, rules)
+                parse_tokens(lex(text, tab), tab, rules)
             return builder.template()
-        except (_Decline, _Unexpected, DdxSyntaxError):
+        except (_Decline, Unexpected, DdxSyntaxError):
             return None  # (the ordinary path parses again and reports errors in its own words)
         finally:
             builder.reset("", [], [])  # the per-thread builder keeps nothing of this program
