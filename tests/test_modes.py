@@ -215,3 +215,13 @@ def test_compare_lets_a_nan_win():
 
     max_abs, _ = compare({"x": np.array([0.0, 1.0])}, {"x": np.array([np.nan, 1.0])})
     assert math.isnan(max_abs)
+
+
+def test_explain_names_the_kink_pytorch_takes(run):
+    code, out, _ = run("relu(x) + maximum(x, y)", "x=0", "y=0", "--explain", "--no-color")
+    assert code == 0
+    assert "kink at [ReluBackward0] relu(x): at 0 PyTorch takes the slope 0" in out
+    assert ("kink at [MaximumBackward0] maximum(x, y): at a tie PyTorch gives each input half "
+            "the gradient") in out
+    code, out, _ = run("relu(x)", "x=1", "--explain", "--no-color")
+    assert "kink" not in out

@@ -275,6 +275,12 @@ def explain_view(trace, result: dict) -> Group:
                           _t(f"summed over axes {tuple(s['summed_axes'])}" if s["summed_axes"]
                              else ""))
         parts.append(table)
+    kinks = {}  # each kinked node once, with what PyTorch takes there
+    for s in steps:
+        if s.get("kink"):
+            kinks.setdefault(f"[{s['node']}] {s['at']}", s["kink"])
+    for where, note in kinks.items():
+        parts.append(_t(f"kink at {where}: {note}", "yellow"))
     bad = result["nonfinite"]
     if bad:
         parts.append(_t(f"nan/inf first arose in the {bad['pass']} pass at "
