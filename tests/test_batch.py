@@ -102,7 +102,7 @@ def test_csv_results_match_closed_form_across_chunk_boundaries(tmp_path, monkeyp
     # the same through small chunks, in-process: 1000 rows is not a multiple of 64
     import io
 
-    from ddx.app.batch import DataRun
+    from ddx.app.data import DataRun
     monkeypatch.setattr(csvio, "CHUNK_ROWS", 64)
     text = (tmp_path / "d.csv").read_text()
     out2 = io.StringIO()
@@ -124,7 +124,7 @@ def test_bad_rows_on_a_chunk_boundary_are_reported_and_kept_empty(tmp_path):
     (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
     import io
 
-    from ddx.app.batch import DataRun
+    from ddx.app.data import DataRun
     reports: list[str] = []
     out = io.StringIO()
     chunks_before = csvio.CHUNK_ROWS
@@ -203,7 +203,7 @@ def test_jsonl_round_trip():
 def test_job_word_splitting_matches_shlex(line):
     import shlex
 
-    from ddx.app.batch import _split
+    from ddx.app.jobs import _split
 
     assert _split(line) == shlex.split(line)
 
@@ -213,7 +213,7 @@ def test_job_word_splitting_matches_shlex(line):
 def test_the_usual_job_line_splits_as_any_other_line(words):
     """_split's one-match case gives what the general splitter gives, on lines that are
     and lines that almost are a quoted expression and plain words."""
-    from ddx.app.batch import _split, _split_words
+    from ddx.app.jobs import _split, _split_words
     from ddx.errors import DdxUsageError
 
     for line in (" ".join(words), '"' + " ".join(words) + '"', '"' + "".join(words) + '" w=1'):
@@ -227,7 +227,7 @@ def test_the_usual_job_line_splits_as_any_other_line(words):
 
 
 def test_unbalanced_quote_is_reported():
-    from ddx.app.batch import _split
+    from ddx.app.jobs import _split
     from ddx.errors import DdxUsageError
 
     with pytest.raises(DdxUsageError, match="bad quoting"):

@@ -2,59 +2,29 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from ..engine import reverse
-from ..errors import DdxError, DdxRuntimeError, DdxUsageError, suggest
-from ..fmt import jsonable
+from ..errors import DdxRuntimeError, DdxUsageError, suggest
 from ..gcpause import paused
 from ..graph import record
-from ..graph.program import DTYPES, Evaluator
+from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
+from ..graph.values import DTYPES
 from ..lang.syntax import parse
-from ..ops import display_name
 from ..replay.cache import TEMPLATES
+from .bindings import binding_array, constant, freeze, name_list
+from .modes import TraceModes
+from .tracejson import trace_json
 
 TRACE_DTYPES = ("float64", "float32")  # what a trace (one-liner, job, library) computes in
 OUTPUT_NAME = "out"
-PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
-    """Evaluate a constant expression (``[2,4]``, ``pi/4``) to an array of ``dtype``."""
-    try:
-        program = parse(text)
-        ev = Evaluator(program, {}, dtype=dtype)
-        value = ev.run()
-    except DdxError as exc:
-        raise DdxUsageError(f"{what}{text}: {exc.message}") from None
-    if not isinstance(value, Tensor) or not value.const:
-        raise DdxUsageError(f"{what}{text} is not a constant (numbers, pi, e, [..] literals)")
-    return np.array(value.value, dtype=dtype)
-
-
-def _matrix_limit(option: str, entries: int) -> None:
-    """Refuse a --jacobian / --hessian result over DDX_MAX_MATRIX entries before computing it
-    (the work and the memory grow with the entries, and so does the output)."""
-    from ..limits import limit, over
-
-    if entries > limit("DDX_MAX_MATRIX"):
-        raise over("DDX_MAX_MATRIX", entries, option)
-
-
-def _names(spec: str | Iterable[str] | None) -> list[str] | None:
-    if spec is None:
-        return None
-    if isinstance(spec, str):
-        return [s.strip() for s in spec.split(",") if s.strip()]
-    return list(spec)
-
-
-class Trace:
+class Trace(TraceModes):
     """One evaluated program: its graph, output, and (after ``backward``) every leaf's gradient."""
 
     def __init__(self, source: str, bindings: Mapping[str, Any] | None = None, *,
@@ -74,8 +44,8 @@ class Trace:
             # (values only; the graph itself is built if anything asks for it).
             arrays = {n: binding_array(n, v, self.dtype) for n, v in bindings.items()}
             self._key = (source, tuple(arrays), tuple([a.shape for a in arrays.values()]),
-                         self.dtype.str, None if wrt is None else _freeze(wrt),
-                         None if no_grad is None else _freeze(no_grad))
+                         self.dtype.str, None if wrt is None else freeze(wrt),
+                         None if no_grad is None else freeze(no_grad))
             template = TEMPLATES.get(self._key)
             if template is None and lean and wrt is None and no_grad is None \
                     and record.GRAD_MODE.enabled:
@@ -112,8 +82,8 @@ class Trace:
 
     def _build(self, bindings: Mapping[str, Any], wrt, no_grad, retain_grad: bool) -> None:
         source = self.source
-        self.wrt = _names(wrt)
-        self.no_grad = set(_names(no_grad) or ())
+        self.wrt = name_list(wrt)
+        self.no_grad = set(name_list(no_grad) or ())
         self.retain_grad = retain_grad
         self.program = parse(source)
         if not self.program.stmts:
@@ -136,7 +106,7 @@ class Trace:
         with record.fp_guard(), paused():
             result = self.evaluator.run()
         self.warnings = self.evaluator.warnings
-        self._check_names()
+        self._checkname_list()
         if not isinstance(result, Tensor):
             raise DdxRuntimeError("the last statement must give a tensor value")
         last = self.program.stmts[-1] if self.program.stmts else None
@@ -154,7 +124,7 @@ class Trace:
         arr = binding_array(name, value, self.dtype)
         self.evaluator.env[name] = self.evaluator.make_leaf(name, arr)
 
-    def _check_names(self) -> None:
+    def _checkname_list(self) -> None:
         known = set(self.evaluator.env)
         for flag, names in (("--wrt", self.wrt or ()), ("--no-grad", self.no_grad)):
             for n in names:
@@ -213,72 +183,8 @@ class Trace:
         self.backward_done = True
         key = self._key
         if key is not None and key not in TEMPLATES and not self.warnings and not self.extras:
-            from ..replay.template import Template
-
-            TEMPLATES.keep(key, lambda: Template.from_trace(self, list(key[1])))
+            TEMPLATES.keep_trace(key, self, key[1])
         return self
-
-    # --- the other views of the same derivatives (issue: forward, check, explain) ----------
-    def _seed(self) -> np.ndarray:
-        if self.grad_output is not None:
-            return self.grad_output
-        return reverse.initial_grad(self.output, None)
-
-    def forward_mode(self) -> dict:
-        from ..engine.forward import compare, forward_gradients, op_count
-
-        grads, cost = forward_gradients(self.output, self.leaves, self._seed())
-        n = op_count(self.output)
-        result = {"gradients": grads, "difference": compare(self.grads, grads),
-                  "cost": {"reverse": {"passes": 2, "forward_ops": n, "vjps": self.vjp_count},
-                           "forward": cost}}
-        self.extras["forward"] = result
-        return result
-
-    def check(self) -> dict:
-        from ..engine.forward import compare, finite_differences
-
-        grads, step = finite_differences(self.output, self.leaves, self._seed())
-        max_abs, max_rel = compare(self.grads, grads)
-        f32 = self.dtype == np.float32
-        rtol, atol = (2e-2, 1e-3) if f32 else (1e-5, 1e-7)
-        ok = all(np.allclose(np.zeros_like(fd) if self.grads[n] is None else self.grads[n], fd,
-                             rtol=rtol, atol=atol, equal_nan=True) for n, fd in grads.items())
-        result = {"method": "central differences", "step": step,
-                  "step_rule": f"h = {step:g} * max(1, |x|)", "gradients": grads,
-                  "max_abs_error": max_abs, "max_rel_error": max_rel, "rtol": rtol,
-                  "atol": atol, "ok": ok}
-        if f32:
-            result["warning"] = ("float32: finite differences are unreliable (about 3 digits); "
-                                 f"used step {step:g}; run with --dtype float64 for a sharp check")
-        self.extras["check"] = result
-        return result
-
-    def jacobian(self) -> dict:
-        from ..engine.forward import jacobians
-
-        n_in = sum(t.value.size for t in self.leaves.values())
-        _matrix_limit("--jacobian", self.output.value.size * n_in)
-        result = jacobians(self.output, self.leaves)
-        self.extras["jacobian"] = result
-        return result
-
-    def hessian(self) -> dict:
-        from ..engine.hessian import hessian
-
-        if self.output.value.size == 1:  # (a vector output is hessian()'s own error)
-            n_in = sum(t.value.size for t in self.leaves.values())
-            _matrix_limit("--hessian", n_in * n_in)
-        result = hessian(self)
-        self.extras["hessian"] = result
-        return result
-
-    def explain(self) -> dict:
-        from ..engine.explain import explain
-
-        result = explain(self)
-        self.extras["explain"] = result
-        return result
 
     @property
     def requires_grad(self) -> bool:
@@ -307,42 +213,7 @@ class Trace:
     def node_ids(self) -> dict[int, int]:
         return {id(t): i for i, t in enumerate(self.nodes)}
 
-    def to_json(self) -> dict:
-        ids = self.node_ids()
-        nodes = []
-        flow = self.flow
-        for i, t in enumerate(self.nodes):
-            fn = t.grad_fn
-            value = t.value
-            op = t.op
-            nodes.append({
-                "id": i,
-                "name": t.name or t.label or "?",
-                "op": display_name(op),
-                "grad_fn": fn.name if fn is not None else None,
-                "inputs": [ids[id(s)] for s in t.inputs if id(s) in ids],
-                "value": jsonable(value),
-                "shape": list(value.shape),
-                "requires_grad": t.requires_grad,
-                "is_leaf": fn is None,
-                "grad": jsonable(flow.get(fn) if fn is not None else t.grad),
-            })
-        out = self.output
-        return {
-            "output": self.output_name,
-            "value": jsonable(out.value),
-            "shape": list(out.value.shape),
-            "dtype": str(out.value.dtype),
-            "grad_fn": out.grad_fn.name if out.grad_fn is not None else None,
-            "gradients": {n: (jsonable(g) if g is not None else None)
-                          for n, g in self.grads.items()},
-            "nodes": nodes,
-            "warnings": list(self.warnings),
-            **{key: extras_json(key, value) for key, value in self.extras.items()},
-            **({"cost": _tree_json({k: v["cost"] for k, v in self.extras.items()
-                                    if isinstance(v, dict) and "cost" in v})}
-               if any(isinstance(v, dict) and "cost" in v for v in self.extras.values()) else {}),
-        }
+    to_json = trace_json  # (a method: no call layer between a job's writer and the document)
 
 
 class _Replay:
@@ -355,60 +226,6 @@ class _Replay:
         self.values = values
         self.adj: list | None = None
         self.backward_args: tuple | None = None
-
-
-def _freeze(names) -> tuple | None:
-    got = _names(names)
-    return None if got is None else tuple(got)
-
-
-def binding_array(name: str, value: Any, dtype: np.dtype) -> np.ndarray:
-    """A binding's value: a number, an array, or a constant expression (``[2,4]``, ``pi/4``)."""
-    if not name.isidentifier():
-        raise DdxUsageError(f"bad binding name {name!r}")
-    if isinstance(value, str):
-        if not value.strip():
-            raise DdxUsageError(f"binding {name}= has no value")
-        if PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
-            return np.asarray(float(value), dtype=dtype)
-        return constant(value, dtype=dtype, what=f"binding {name}=")
-    return np.asarray(value, dtype=dtype)  # no copy: ddx never writes to values
-
-
-def _tree_json(value: Any) -> Any:
-    """numpy arrays inside dicts/lists/tuples made JSON-ready (explicit stack)."""
-    root: list = [None]
-    stack = [(value, root, 0)]
-    while stack:
-        v, parent, key = stack.pop()
-        if isinstance(v, np.ndarray) or isinstance(v, np.generic):
-            parent[key] = jsonable(v)
-        elif isinstance(v, dict):
-            d: dict = {}
-            parent[key] = d
-            stack.extend((item, d, k) for k, item in v.items())
-        elif isinstance(v, (list, tuple)):
-            items: list = [None] * len(v)
-            parent[key] = items
-            stack.extend((item, items, i) for i, item in enumerate(v))
-        elif isinstance(v, float) and not np.isfinite(v):
-            parent[key] = jsonable(np.asarray(v))
-        else:
-            parent[key] = v
-    return root[0]
-
-
-def extras_json(key: str, value: dict) -> Any:
-    """SPEC §4 / issue layouts: "forward" is shaped like "gradients"; the rest carry details."""
-    if key == "forward":
-        return _tree_json(value["gradients"])
-    if key == "jacobian":
-        return _tree_json(value["reverse"])
-    if key == "hessian":
-        return _tree_json(value["hessian"])
-    if key == "check":
-        return _tree_json({k: v for k, v in value.items()})
-    return _tree_json(value)
 
 
 def trace(source: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> Trace:

@@ -1,24 +1,24 @@
-"""The ddx command: thin Click commands; the one place where errors become exit codes."""
+"""The ddx command: thin Click commands (their plumbing and error boundary: cli_support)."""
 
 from __future__ import annotations
 
 import json
-import os
-import re
 import sys
 
 import click
 
 from .. import __version__
-from ..errors import (
-    DdxError,
-    DdxUsageError,
-    format_error,
-    hessian_needs_scalar,
-    missing_expression,
-    no_such_option,
-    not_a_binding,
-    option_needs_value,
+from ..errors import DdxUsageError, hessian_needs_scalar
+from .cli_io import open_bytes, read_text, stdout_console, write_out
+from .cli_support import (
+    DefaultGroup,
+    EvalCommand,
+    binding,
+    guarded,
+    pipe_gone,
+    split_bindings,
+    stderr_line,
+    stdout_failed,
 )
 
 EXAMPLES = """\b
@@ -31,203 +31,6 @@ Examples:
   ddx run lesson.ddx                    run a REPL script
   ddx batch jobs.txt                    one job per line, JSON Lines out
 """
-
-
-def _stdout_console(no_color: bool, file=None):
-    """The Console for results: markup is never read from any text (user text is data)."""
-    from rich.console import Console
-
-    from ..out.outfile import stdout
-
-    file = stdout() if file is None else file
-    color = not no_color and "NO_COLOR" not in os.environ and file.isatty()
-    return Console(file=file, no_color=not color, highlight=False, soft_wrap=False,
-                   markup=False, emoji=False, color_system="auto" if color else None)
-
-
-def _write_out(text: str) -> None:
-    """Write to standard output and flush, so that a failure is a worded error right here."""
-    from ..out.outfile import stdout
-
-    out = stdout()
-    out.write(text)
-    out.flush()
-
-
-def _stderr(text: str) -> None:
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    try:
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):  # nowhere left to say it: the exit code still does
-        pass
-
-
-def fail(exc: DdxError, *, as_json: bool = False) -> None:
-    """Report a ddx error the one way the SPEC wants, and exit with its code."""
-    if getattr(exc, "stdout", False):  # standard output itself failed: no JSON can go there
-        from ..out.outfile import silence_stdout
-
-        silence_stdout()
-    elif as_json:
-        try:
-            sys.stdout.write(json.dumps({"error": exc.to_json()}) + "\n")
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            from ..out.outfile import silence_stdout
-
-            silence_stdout()
-    _stderr(format_error(exc))
-    sys.exit(exc.exit_code)
-
-
-def guarded(fn):
-    """Run a command body so that no Python traceback reaches a user (unless --debug)."""
-    def wrapper(*args, **kwargs):
-        debug = kwargs.get("debug", False)
-        as_json = kwargs.get("as_json", False)
-        try:
-            return fn(*args, **kwargs)
-        except DdxError as exc:
-            if debug:
-                raise
-            fail(exc, as_json=as_json)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except BrokenPipeError:  # the reader left (| head): not an error of ours
-            from ..out.outfile import silence_stdout
-
-            silence_stdout()
-            sys.exit(0)
-        except RecursionError:
-            fail(DdxError("input nested too deeply"), as_json=as_json)
-        except OSError as exc:
-            if debug:
-                raise
-            from ..out.outfile import reason
-
-            where = f" {exc.filename}" if exc.filename else ""
-            fail(DdxError(f"input/output error{where}: {reason(exc)}"), as_json=as_json)
-        except Exception as exc:  # noqa: BLE001 - the boundary: turned into one line
-            if debug:
-                raise
-            fail(DdxError(f"internal error: {type(exc).__name__}: {exc}",
-                          hint="please report this input; --debug shows the traceback"),
-                 as_json=as_json)
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
-
-
-def _one_liner_json(args: list[str]) -> bool:
-    """Whether a command line that failed to parse asked for the one-liner's --json."""
-    if not args or args[0] in main.commands and args[0] != "eval":
-        return False
-    return "--json" in (args[: args.index("--")] if "--" in args else args)
-
-
-def _usage_error(exc: click.ClickException) -> DdxError:
-    """Click's own complaint, in ddx's words: ``error: ...`` and a hint, exit code 2."""
-    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
-        return DdxUsageError("missing command or expression",
-                             hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1, or ddx --help')
-    message = exc.format_message().strip().removesuffix(".")
-    if message[1:2].islower():
-        message = message[:1].lower() + message[1:]
-    ctx = getattr(exc, "ctx", None)
-    path = ctx.command_path.replace(" eval", "") if ctx is not None else "ddx"
-    error = DdxUsageError(message, hint=f"see {path} --help")
-    if exc.exit_code != 2:
-        error.exit_code = exc.exit_code
-    return error
-
-
-class DefaultGroup(click.Group):
-    """`ddx EXPR ...` runs the hidden `eval` command; `ddx` alone on a terminal opens the REPL.
-
-    Every usage error, Click's own too, is reported as ddx reports errors (``error: ...``,
-    exit code 2, a JSON error object under --json)."""
-
-    def parse_args(self, ctx, args):
-        if not args:
-            if sys.stdin.isatty() and sys.stdout.isatty():
-                args = ["repl"]
-        elif args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
-            args = ["eval", *args]
-        return super().parse_args(ctx, args)
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        args = list(sys.argv[1:] if args is None else args)
-        try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.Abort:
-            _stderr("error: interrupted")
-            sys.exit(130)
-        except click.ClickException as exc:
-            fail(_usage_error(exc), as_json=_one_liner_json(args))
-        except DdxError as exc:
-            fail(exc, as_json=_one_liner_json(args))
-        except BrokenPipeError:
-            _pipe_gone()
-        except OSError as exc:  # (commands word their own: this is --help or --version output)
-            _stdout_failed(exc)
-        if not standalone_mode:
-            return code
-        try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            _pipe_gone()
-        except OSError as exc:
-            _stdout_failed(exc)
-        sys.exit(code if isinstance(code, int) else 0)
-
-
-def _stdout_failed(exc: OSError) -> None:
-    from ..out.outfile import stdout
-
-    fail(stdout().error(exc))
-
-
-def _pipe_gone():
-    from ..out.outfile import silence_stdout
-
-    silence_stdout()
-    sys.exit(0)
-
-
-class EvalCommand(click.Command):
-    """The one-liner's words: its options anywhere, everything else an argument, so that an
-    expression such as ``-theta`` or ``-h*x`` is never read as options (``--`` ends them)."""
-
-    def parse_args(self, ctx, args):
-        flags, valued = set(ctx.help_option_names), set()
-        for param in self.get_params(ctx):
-            if isinstance(param, click.Option):
-                (flags if param.is_flag else valued).update(param.opts + param.secondary_opts)
-        opts: list[str] = []
-        words: list[str] = []
-        rest = iter(args)
-        for word in rest:
-            key = word.partition("=")[0]
-            if word == "--":
-                words.extend(rest)
-            elif word in flags or key in flags:
-                opts.append(word)  # (--json=1: Click says that it takes no value)
-            elif key in valued:
-                opts.append(word)
-                if key == word:
-                    value = next(rest, None)
-                    if value is None:
-                        raise option_needs_value(word)
-                    opts.append(value)
-            elif re.fullmatch(r"--[A-Za-z][\w-]*(=.*)?", word):
-                raise no_such_option(key)
-            else:
-                words.append(word)
-        return super().parse_args(ctx, [*opts, "--", *words])
 
 
 @click.group("ddx", cls=DefaultGroup, epilog=EXAMPLES,
@@ -245,19 +48,6 @@ def main() -> None:
       --jacobian  --hessian  --explain  --graph FILE  --emit torch|jax  --json
       --dtype float64|float32  --no-color
     """
-
-
-def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
-    if not args:
-        raise missing_expression()
-    expr, rest = args[0], args[1:]
-    bindings: dict[str, str] = {}
-    for item in rest:
-        name, eq, value = item.partition("=")
-        if not eq or not name.strip().isidentifier():
-            raise not_a_binding(item)
-        bindings[name.strip()] = value
-    return expr, bindings
 
 
 @main.command("eval", cls=EvalCommand, hidden=True, epilog=EXAMPLES)
@@ -315,18 +105,18 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
     if emit:
         from ..out.emit import emit as emit_script
 
-        _write_out(safe_text(emit_script(trace, emit)))
+        write_out(safe_text(emit_script(trace, emit)))
         return
     if as_json:
-        _write_out(json.dumps(trace.to_json()) + "\n")  # (json.dumps escapes every control)
+        write_out(json.dumps(trace.to_json()) + "\n")  # (json.dumps escapes every control)
     else:
         from ..out.render import one_liner
 
-        console = _stdout_console(no_color)
+        console = stdout_console(no_color)
         console.print(one_liner(trace), soft_wrap=True)
         console.file.flush()
     for message in trace.warnings:
-        _stderr(f"warning: {safe_text(message)}")
+        stderr_line(f"warning: {safe_text(message)}")
 
 
 @main.command("repl")
@@ -353,7 +143,7 @@ def run_cmd(file, bail, debug):
     """Run a REPL script (FILE, or - for stdin) without prompts; exit 1 if a statement failed."""
     from .session import Session
 
-    text = _read_text(file)
+    text = read_text(file)
     failed = Session(*_session_writers()).run_script(text, bail=bail)
     sys.exit(1 if failed else 0)
 
@@ -368,12 +158,12 @@ def _session_writers():
             sys.stdout.write(safe_text(text) + "\n")
             sys.stdout.flush()
         except BrokenPipeError:
-            _pipe_gone()
+            pipe_gone()
         except OSError as exc:
-            _stdout_failed(exc)
+            stdout_failed(exc)
 
     def err(text: str) -> None:
-        _stderr(safe_text(text))
+        stderr_line(safe_text(text))
 
     return out, err
 
@@ -397,16 +187,18 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
     from . import batch
 
     start = batch.now()
-    say = lambda text: _stderr(safe_text(text))  # noqa: E731 - stderr, after a flush
+    say = lambda text: stderr_line(safe_text(text))  # noqa: E731 - stderr, after a flush
     data = csv_file or jsonl_file
     if expr is not None or data:
         if expr is None or not data or (csv_file and jsonl_file):
             raise DdxUsageError("data mode needs --expr and one of --csv or --jsonl")
-        extra = dict(_binding(b) for b in ((file,) if file else ()) + bindings)
-        run = batch.DataRun(expr, extra, fmt="csv" if csv_file else "jsonl")
-        source = batch.open_text(data)
+        extra = dict(binding(b) for b in ((file,) if file else ()) + bindings)
+        from .data import DataRun, open_text, progress
+
+        run = DataRun(expr, extra, fmt="csv" if csv_file else "jsonl")
+        source = open_text(data)
         with Output(output, option="-o", inputs=(data,)) as out:  # (checked before any read)
-            with batch.progress(data) as advance:
+            with progress(data) as advance:
                 run.run(source, out, lambda msg: say(f"error: {msg}"), advance)
             out.flush()
         for message, count in list(run.warnings.items())[:5]:
@@ -415,9 +207,9 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
         sys.exit(1 if run.bad_rows else 0)
     if bindings:
         raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
-    stream = sys.stdin.buffer if file in (None, "-") else _open_bytes(file)
+    stream = sys.stdin.buffer if file in (None, "-") else open_bytes(file)
     with Output(output, option="-o", inputs=(file or "-",)) as out:
-        emit = (batch.human_writer(_stdout_console(no_color, out)) if human
+        emit = (batch.human_writer(stdout_console(no_color, out)) if human
                 else batch.json_writer(out))
         jobs, failed = batch.run_jobs(stream, emit, replay=not human)
         out.flush()
@@ -425,35 +217,6 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
     say(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"
         + (f" ({1e3 * took / jobs:.3f} ms per job)" if jobs else ""))
     sys.exit(1 if failed else 0)
-
-
-def _binding(item: str) -> tuple[str, str]:
-    name, eq, value = item.partition("=")
-    if not eq or not name.isidentifier():
-        raise not_a_binding(item)
-    return name, value
-
-
-def _open_bytes(path: str):
-    try:
-        return open(path, "rb")
-    except OSError as exc:
-        raise DdxUsageError(f"cannot read {path}: {exc.strerror}") from None
-
-
-def _read_text(file: str) -> str:
-    try:
-        if file == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(file, "rb") as fh:
-                data = fh.read()
-    except OSError as exc:
-        raise DdxUsageError(f"cannot read {file}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DdxUsageError(f"{file} is not UTF-8 text (byte {exc.start})") from None
 
 
 if __name__ == "__main__":  # pragma: no cover

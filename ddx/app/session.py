@@ -13,7 +13,8 @@ from ..graph.tensor import Tensor
 from ..lang.syntax import parse
 from ..out.torchfmt import Addresses
 from . import surface
-from .surface import NOTHING, show
+from .surface import show
+from .values import NOTHING
 
 
 def bracket_depth(line: str, depth: int = 0) -> int:

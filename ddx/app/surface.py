@@ -6,34 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import reverse
-from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError, suggest
+from ..errors import DdxRuntimeError, DdxTypeError, suggest
 from ..graph import record
-from ..graph.program import (
-    DTYPES,
-    FUNCTIONS,
-    NO_GRAD,
-    TORCH,
-    DType,
-    Evaluator,
-    Namespace,
-    check_arity,
-    truth,
-    type_name,
-)
+from ..graph.functions import FUNCTIONS, check_arity
+from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..lang.syntax import Ast
+from ..graph.values import DTYPES, NO_GRAD, TORCH, DType, Namespace, truth, type_name
+from ..lang.tree import Ast
 from ..limits import MAX_DIMS, check_elements
-
-
-class NoneType:
-    """What statements such as x.backward() give (Python's None): the REPL prints nothing."""
-
-    def __repr__(self) -> str:
-        return "None"
-
-
-NOTHING = NoneType()
+from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach, kw_arg
+from .values import NOTHING, PyNumber, Size, Str
 
 NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -41,25 +23,6 @@ NONLEAF_GRAD_WARNING = (
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information.")
-
-
-class Size(tuple):
-    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
-
-
-class Str(str):
-    """A string result (``grad_fn.name()``)."""
-
-
-def _kw(kw: dict, name: str, default=None):
-    return kw[name][0] if name in kw else default
-
-
-def _check_kw(node: Ast, kw: dict, allowed: tuple) -> None:
-    for name, (_, pos) in kw.items():
-        if name not in allowed:
-            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{name}'",
-                               start=pos, end=pos + len(name))
 
 
 def _dtype_arg(value: Any) -> np.dtype | None:
@@ -81,7 +44,7 @@ def _fresh(ev: Evaluator, node: Ast, value: np.ndarray, requires_grad: Any = Fal
 
 
 def fn_tensor(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-    _check_kw(node, kw, ("requires_grad", "dtype"))
+    check_kw(node, kw, ("requires_grad", "dtype"))
     check_arity(node, args, 1, {})
     src = args[0]
     if isinstance(src, bool):
@@ -89,14 +52,14 @@ def fn_tensor(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
     if not isinstance(src, Tensor):
         raise DdxTypeError(f"tensor() takes numbers or [..] literals, got {type_name(src)}",
                            start=node.pos, end=node.end)
-    dtype = _dtype_arg(_kw(kw, "dtype"))
+    dtype = _dtype_arg(kw_arg(kw, "dtype"))
     raw = src.value
     if dtype is None:
         dtype = raw.dtype if raw.dtype.kind in "bi" else (raw.dtype if raw.dtype.kind == "f"
                                                          else ev.dtype)
         if raw.dtype.kind == "f" and raw.dtype != np.float32:
             dtype = np.float64
-    return _fresh(ev, node, np.array(raw, dtype=dtype), _kw(kw, "requires_grad", False))
+    return _fresh(ev, node, np.array(raw, dtype=dtype), kw_arg(kw, "requires_grad", False))
 
 
 def _shape_args(ev: Evaluator, node: Ast, args: list) -> tuple[int, ...]:
@@ -126,24 +89,25 @@ def _shape_args(ev: Evaluator, node: Ast, args: list) -> tuple[int, ...]:
 
 def _filled(fill: float):
     def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-        _check_kw(node, kw, ("requires_grad", "dtype"))
-        dtype = _dtype_arg(_kw(kw, "dtype")) or ev.dtype
+        check_kw(node, kw, ("requires_grad", "dtype"))
+        dtype = _dtype_arg(kw_arg(kw, "dtype")) or ev.dtype
         shape = _shape_args(ev, node, args)
-        return _fresh(ev, node, np.full(shape, fill, dtype=dtype), _kw(kw, "requires_grad", False))
+        return _fresh(ev, node, np.full(shape, fill, dtype=dtype),
+                      kw_arg(kw, "requires_grad", False))
     return call
 
 
 def _filled_like(fill: float):
     def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-        _check_kw(node, kw, ("requires_grad", "dtype"))
+        check_kw(node, kw, ("requires_grad", "dtype"))
         check_arity(node, args, 1, {})
         src = args[0]
         if not isinstance(src, Tensor):
             raise DdxTypeError(f"{node.value}() needs a tensor, got {type_name(src)}",
                                start=node.pos, end=node.end)
-        dtype = _dtype_arg(_kw(kw, "dtype")) or src.value.dtype
+        dtype = _dtype_arg(kw_arg(kw, "dtype")) or src.value.dtype
         return _fresh(ev, node, np.full(src.value.shape, fill, dtype=dtype),
-                      _kw(kw, "requires_grad", False))
+                      kw_arg(kw, "requires_grad", False))
     return call
 
 
@@ -161,7 +125,7 @@ def fn_zero_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
 
 
 def fn_print(ev: Evaluator, node: Ast, args: list, kw: dict):
-    _check_kw(node, kw, ())
+    check_kw(node, kw, ())
     ev.printed.append(" ".join(show(ev, a) for a in args))
     return NOTHING
 
@@ -226,7 +190,7 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
         if name == "ndim":
             return Tensor(np.asarray(obj.value.ndim))
         if name == "data":
-            return _detach(ev, node, obj)
+            return detach(ev, node, obj)
         if name == "T":
             return FUNCTIONS["transpose"](ev, node, [obj], {})
         raise _no_attr(node, "'Tensor' object", TENSOR_ATTRS + list(TENSOR_METHODS))
@@ -246,133 +210,6 @@ def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
     return DdxTypeError(f"{what} has no attribute '{node.value}'" +
                         (f"; did you mean '{close}'?" if close else ""),
                         start=node.pos, end=node.pos + len(node.value))
-
-
-def _detach(ev: Evaluator, node: Ast, t: Tensor) -> Tensor:
-    out = Tensor(t.value)
-    out.label = ev.label(node)
-    ev.nodes.append(out)
-    return out
-
-
-def m_backward(ev, node, t, args, kw):
-    _check_kw(node, kw, ("gradient", "retain_graph", "create_graph"))
-    gradient = args[0] if args else _kw(kw, "gradient")
-    retain = _kw(kw, "retain_graph", None)
-    retain = truth(retain) if retain is not None else False
-    if gradient is not None and not isinstance(gradient, Tensor):
-        raise DdxTypeError(f"gradient must be a tensor, got {type_name(gradient)}")
-    g = None if gradient is None else gradient.value
-    if ev.journal is not None:
-        _journal_backward(ev.journal, t)
-    try:
-        with record.fp_guard():
-            reverse.backward(t, g, retain_graph=retain)
-    except DdxRuntimeError as exc:
-        if exc.message.startswith("grad can be implicitly"):
-            exc.hint = f"pass gradient=ones_like({t.display}) to weight the outputs"
-        raise
-    ev.warnings.extend(msg for _, msg in record.WARNINGS)
-    record.WARNINGS.clear()
-    return NOTHING
-
-
-def _journal_backward(journal, root: Tensor) -> None:
-    """What backward() through ``root`` may change: the .grad of every leaf and retaining node
-    it reaches, and the freed flag of every Function (as much work as the pass itself)."""
-    for t in record.ancestors(root):
-        if t.requires_grad and (t.grad_fn is None or t.retains_grad):
-            journal.keep(t, "grad")
-        if t.grad_fn is not None:
-            journal.keep(t.grad_fn, "freed")
-
-
-def m_retain_grad(ev, node, t, args, kw):
-    check_arity(node, args, 0, kw)
-    if ev.journal is not None:
-        ev.journal.keep(t, "retains_grad")
-    t.retain_grad()
-    return NOTHING
-
-
-def m_requires_grad_(ev, node, t, args, kw):
-    _check_kw(node, kw, ("requires_grad",))
-    flag = truth(args[0]) if args else truth(_kw(kw, "requires_grad", True))
-    if ev.journal is not None:
-        ev.journal.keep(t, "requires_grad")
-    t.set_requires_grad(flag, via="method")
-    return t
-
-
-def m_detach(ev, node, t, args, kw):
-    check_arity(node, args, 0, kw)
-    return _detach(ev, node, t)
-
-
-def m_item(ev, node, t, args, kw):
-    check_arity(node, args, 0, kw)
-    v = t.item()
-    return PyNumber(v)
-
-
-def m_zero_(ev, node, t, args, kw):
-    check_arity(node, args, 0, kw)
-    if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
-        raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                              "operation.")
-    if ev.journal is not None:
-        ev.journal.overwrite(t.value)
-    t.value[...] = 0
-    return t
-
-
-def m_size(ev, node, t, args, kw):
-    _check_kw(node, kw, ("dim",))
-    if len(args) > 1:
-        raise DdxTypeError(f"size() takes at most 1 argument ({len(args)} given)",
-                           start=node.pos, end=node.end)
-    dim = args[0] if args else _kw(kw, "dim")
-    if dim is None:
-        return Size(t.value.shape)
-    d = ev.int_arg(dim, node)
-    nd = t.value.ndim
-    if nd == 0:
-        raise DdxShapeError(f"Dimension specified as {d} but tensor has no dimensions",
-                            start=node.pos, end=node.end)
-    if not -nd <= d < nd:
-        raise DdxShapeError(f"Dimension out of range (expected to be in range of [{-nd}, "
-                            f"{nd - 1}], but got {d})", start=node.pos, end=node.end)
-    return Tensor(np.asarray(t.value.shape[d]))
-
-
-def m_numpy(ev, node, t, args, kw):
-    if t.requires_grad:
-        raise DdxRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                              "tensor.detach().numpy() instead.")
-    return t
-
-
-TENSOR_METHODS = {
-    "backward": m_backward,
-    "retain_grad": m_retain_grad,
-    "requires_grad_": m_requires_grad_,
-    "detach": m_detach,
-    "item": m_item,
-    "zero_": m_zero_,
-    "size": m_size,
-    "numpy": m_numpy,
-}
-TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data",
-                "T"]
-
-
-class PyNumber(float):
-    """What .item() gives: a Python number, printed as Python prints it."""
-
-    def __new__(cls, v):
-        obj = super().__new__(cls, v)
-        obj.raw = v
-        return obj
 
 
 def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:

@@ -1,0 +1,217 @@
+"""The ddx commands' Click plumbing: the default group, the one-liner's words, errors as exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import click
+
+from ..errors import (
+    DdxError,
+    DdxUsageError,
+    format_error,
+    missing_expression,
+    no_such_option,
+    not_a_binding,
+    option_needs_value,
+)
+
+
+def stderr_line(text: str) -> None:
+    """One line on standard error, after flushing standard output (so the two interleave)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # nowhere left to say it: the exit code still does
+        pass
+
+
+def fail(exc: DdxError, *, as_json: bool = False) -> None:
+    """Report a ddx error the one way the SPEC wants, and exit with its code."""
+    if getattr(exc, "stdout", False):  # standard output itself failed: no JSON can go there
+        from ..out.outfile import silence_stdout
+
+        silence_stdout()
+    elif as_json:
+        try:
+            sys.stdout.write(json.dumps({"error": exc.to_json()}) + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            from ..out.outfile import silence_stdout
+
+            silence_stdout()
+    stderr_line(format_error(exc))
+    sys.exit(exc.exit_code)
+
+
+def guarded(fn):
+    """Run a command body so that no Python traceback reaches a user (unless --debug)."""
+    def wrapper(*args, **kwargs):
+        debug = kwargs.get("debug", False)
+        as_json = kwargs.get("as_json", False)
+        try:
+            return fn(*args, **kwargs)
+        except DdxError as exc:
+            if debug:
+                raise
+            fail(exc, as_json=as_json)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:  # the reader left (| head): not an error of ours
+            from ..out.outfile import silence_stdout
+
+            silence_stdout()
+            sys.exit(0)
+        except RecursionError:
+            fail(DdxError("input nested too deeply"), as_json=as_json)
+        except OSError as exc:
+            if debug:
+                raise
+            from ..out.outfile import reason
+
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(DdxError(f"input/output error{where}: {reason(exc)}"), as_json=as_json)
+        except Exception as exc:  # noqa: BLE001 - the boundary: turned into one line
+            if debug:
+                raise
+            fail(DdxError(f"internal error: {type(exc).__name__}: {exc}",
+                          hint="please report this input; --debug shows the traceback"),
+                 as_json=as_json)
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _one_liner_json(args: list[str], commands) -> bool:
+    """Whether a command line that failed to parse asked for the one-liner's --json."""
+    if not args or args[0] in commands and args[0] != "eval":
+        return False
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def _usage_error(exc: click.ClickException) -> DdxError:
+    """Click's own complaint, in ddx's words: ``error: ...`` and a hint, exit code 2."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        return DdxUsageError("missing command or expression",
+                             hint='try: ddx "(w*x+b)^2" w=3 x=2 b=1, or ddx --help')
+    message = exc.format_message().strip().removesuffix(".")
+    if message[1:2].islower():
+        message = message[:1].lower() + message[1:]
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path.replace(" eval", "") if ctx is not None else "ddx"
+    error = DdxUsageError(message, hint=f"see {path} --help")
+    if exc.exit_code != 2:
+        error.exit_code = exc.exit_code
+    return error
+
+
+class DefaultGroup(click.Group):
+    """`ddx EXPR ...` runs the hidden `eval` command; `ddx` alone on a terminal opens the REPL.
+
+    Every usage error, Click's own too, is reported as ddx reports errors (``error: ...``,
+    exit code 2, a JSON error object under --json)."""
+
+    def parse_args(self, ctx, args):
+        if not args:
+            if sys.stdin.isatty() and sys.stdout.isatty():
+                args = ["repl"]
+        elif args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["eval", *args]
+        return super().parse_args(ctx, args)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Abort:
+            stderr_line("error: interrupted")
+            sys.exit(130)
+        except click.ClickException as exc:
+            fail(_usage_error(exc), as_json=_one_liner_json(args, self.commands))
+        except DdxError as exc:
+            fail(exc, as_json=_one_liner_json(args, self.commands))
+        except BrokenPipeError:
+            pipe_gone()
+        except OSError as exc:  # (commands word their own: this is --help or --version output)
+            stdout_failed(exc)
+        if not standalone_mode:
+            return code
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pipe_gone()
+        except OSError as exc:
+            stdout_failed(exc)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def stdout_failed(exc: OSError) -> None:
+    from ..out.outfile import stdout
+
+    fail(stdout().error(exc))
+
+
+def pipe_gone():
+    from ..out.outfile import silence_stdout
+
+    silence_stdout()
+    sys.exit(0)
+
+
+class EvalCommand(click.Command):
+    """The one-liner's words: its options anywhere, everything else an argument, so that an
+    expression such as ``-theta`` or ``-h*x`` is never read as options (``--`` ends them)."""
+
+    def parse_args(self, ctx, args):
+        flags, valued = set(ctx.help_option_names), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                (flags if param.is_flag else valued).update(param.opts + param.secondary_opts)
+        opts: list[str] = []
+        words: list[str] = []
+        rest = iter(args)
+        for word in rest:
+            key = word.partition("=")[0]
+            if word == "--":
+                words.extend(rest)
+            elif word in flags or key in flags:
+                opts.append(word)  # (--json=1: Click says that it takes no value)
+            elif key in valued:
+                opts.append(word)
+                if key == word:
+                    value = next(rest, None)
+                    if value is None:
+                        raise option_needs_value(word)
+                    opts.append(value)
+            elif re.fullmatch(r"--[A-Za-z][\w-]*(=.*)?", word):
+                raise no_such_option(key)
+            else:
+                words.append(word)
+        return super().parse_args(ctx, [*opts, "--", *words])
+
+
+def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    if not args:
+        raise missing_expression()
+    expr, rest = args[0], args[1:]
+    bindings: dict[str, str] = {}
+    for item in rest:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip().isidentifier():
+            raise not_a_binding(item)
+        bindings[name.strip()] = value
+    return expr, bindings
+
+
+def binding(item: str) -> tuple[str, str]:
+    """A data-mode NAME=VALUE argument."""
+    name, eq, value = item.partition("=")
+    if not eq or not name.isidentifier():
+        raise not_a_binding(item)
+    return name, value

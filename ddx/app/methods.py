@@ -1,0 +1,145 @@
+"""The REPL's tensor methods (x.backward(), x.item(), x.size(), ...) and their argument checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import reverse
+from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
+from ..graph import record
+from ..graph.functions import check_arity
+from ..graph.program import Evaluator
+from ..graph.tensor import Tensor
+from ..graph.values import truth, type_name
+from ..lang.tree import Ast
+from .values import NOTHING, PyNumber, Size
+
+
+def kw_arg(kw: dict, name: str, default=None):
+    return kw[name][0] if name in kw else default
+
+
+def check_kw(node: Ast, kw: dict, allowed: tuple) -> None:
+    for name, (_, pos) in kw.items():
+        if name not in allowed:
+            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{name}'",
+                               start=pos, end=pos + len(name))
+
+
+
+def detach(ev: Evaluator, node: Ast, t: Tensor) -> Tensor:
+    out = Tensor(t.value)
+    out.label = ev.label(node)
+    ev.nodes.append(out)
+    return out
+
+
+def m_backward(ev, node, t, args, kw):
+    check_kw(node, kw, ("gradient", "retain_graph", "create_graph"))
+    gradient = args[0] if args else kw_arg(kw, "gradient")
+    retain = kw_arg(kw, "retain_graph", None)
+    retain = truth(retain) if retain is not None else False
+    if gradient is not None and not isinstance(gradient, Tensor):
+        raise DdxTypeError(f"gradient must be a tensor, got {type_name(gradient)}")
+    g = None if gradient is None else gradient.value
+    if ev.journal is not None:
+        _journal_backward(ev.journal, t)
+    try:
+        with record.fp_guard():
+            reverse.backward(t, g, retain_graph=retain)
+    except DdxRuntimeError as exc:
+        if exc.message.startswith("grad can be implicitly"):
+            exc.hint = f"pass gradient=ones_like({t.display}) to weight the outputs"
+        raise
+    ev.warnings.extend(msg for _, msg in record.WARNINGS)
+    record.WARNINGS.clear()
+    return NOTHING
+
+
+def _journal_backward(journal, root: Tensor) -> None:
+    """What backward() through ``root`` may change: the .grad of every leaf and retaining node
+    it reaches, and the freed flag of every Function (as much work as the pass itself)."""
+    for t in record.ancestors(root):
+        if t.requires_grad and (t.grad_fn is None or t.retains_grad):
+            journal.keep(t, "grad")
+        if t.grad_fn is not None:
+            journal.keep(t.grad_fn, "freed")
+
+
+def m_retain_grad(ev, node, t, args, kw):
+    check_arity(node, args, 0, kw)
+    if ev.journal is not None:
+        ev.journal.keep(t, "retains_grad")
+    t.retain_grad()
+    return NOTHING
+
+
+def m_requires_grad_(ev, node, t, args, kw):
+    check_kw(node, kw, ("requires_grad",))
+    flag = truth(args[0]) if args else truth(kw_arg(kw, "requires_grad", True))
+    if ev.journal is not None:
+        ev.journal.keep(t, "requires_grad")
+    t.set_requires_grad(flag, via="method")
+    return t
+
+
+def m_detach(ev, node, t, args, kw):
+    check_arity(node, args, 0, kw)
+    return detach(ev, node, t)
+
+
+def m_item(ev, node, t, args, kw):
+    check_arity(node, args, 0, kw)
+    v = t.item()
+    return PyNumber(v)
+
+
+def m_zero_(ev, node, t, args, kw):
+    check_arity(node, args, 0, kw)
+    if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
+        raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                              "operation.")
+    if ev.journal is not None:
+        ev.journal.overwrite(t.value)
+    t.value[...] = 0
+    return t
+
+
+def m_size(ev, node, t, args, kw):
+    check_kw(node, kw, ("dim",))
+    if len(args) > 1:
+        raise DdxTypeError(f"size() takes at most 1 argument ({len(args)} given)",
+                           start=node.pos, end=node.end)
+    dim = args[0] if args else kw_arg(kw, "dim")
+    if dim is None:
+        return Size(t.value.shape)
+    d = ev.int_arg(dim, node)
+    nd = t.value.ndim
+    if nd == 0:
+        raise DdxShapeError(f"Dimension specified as {d} but tensor has no dimensions",
+                            start=node.pos, end=node.end)
+    if not -nd <= d < nd:
+        raise DdxShapeError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                            f"{nd - 1}], but got {d})", start=node.pos, end=node.end)
+    return Tensor(np.asarray(t.value.shape[d]))
+
+
+def m_numpy(ev, node, t, args, kw):
+    if t.requires_grad:
+        raise DdxRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                              "tensor.detach().numpy() instead.")
+    return t
+
+
+TENSOR_METHODS = {
+    "backward": m_backward,
+    "retain_grad": m_retain_grad,
+    "requires_grad_": m_requires_grad_,
+    "detach": m_detach,
+    "item": m_item,
+    "zero_": m_zero_,
+    "size": m_size,
+    "numpy": m_numpy,
+}
+TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data",
+                "T"]
