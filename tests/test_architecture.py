@@ -20,7 +20,6 @@ ENTRY = {"ddx", "ddx.__main__"}  # the package root and `python -m ddx`: the who
 MAX_MODULE, MAX_CLASS = 400, 250
 OVERSIZED_MODULES: dict[str, int] = {
     "ddx.graph.program": 726,
-    "ddx.lang.syntax": 774,
     "ddx.replay.lean": 464,
     "ddx.replay.template": 614,
 }

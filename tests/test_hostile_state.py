@@ -11,7 +11,8 @@ from ddx import limits
 from ddx.app.session import Session, chunks
 from ddx.graph.journal import Journal
 from ddx.graph.tensor import Tensor
-from ddx.lang.syntax import parse, tables
+from ddx.lang.parser import tables
+from ddx.lang.syntax import parse
 
 # --- parsing is linear in the input ---------------------------------------------------------
 

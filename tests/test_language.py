@@ -132,16 +132,16 @@ def test_deep_sum_and_nested_parentheses_do_not_recurse():
 def test_parser_tables_are_built_once_then_read_from_the_cache(tmp_path, monkeypatch):
     import os
 
-    from ddx.lang import syntax
+    from ddx.lang import parser, syntax, tablegen
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(syntax, "_TABLES", None)
-    built = syntax.tables()  # no cache yet: Lark analyses the grammar, the tables are written
+    monkeypatch.setattr(parser, "_TABLES", None)
+    built = parser.tables()  # no cache yet: Lark analyses the grammar, the tables are written
     files = os.listdir(tmp_path / "ddx")
     assert len(files) == 1 and files[0].startswith("tables-") and files[0].endswith(".marshal")
-    monkeypatch.setattr(syntax, "_TABLES", None)
-    monkeypatch.setattr(syntax, "_build_tables", lambda grammar: 1 / 0)  # must not be needed
-    read = syntax.tables()
+    monkeypatch.setattr(parser, "_TABLES", None)
+    monkeypatch.setattr(tablegen, "build_tables", lambda grammar: 1 / 0)  # must not be needed
+    read = parser.tables()
     assert read.action == built.action and read.goto == built.goto
     program = syntax.parse("y = (w*x + b)^2; y", cache=False)
     assert [s.kind for s in program.stmts] == ["assign", "expr"]
@@ -153,9 +153,9 @@ def plain_scan():
     """The scanner as Lark's order defines it: every blank pattern, then every terminal."""
     import re
 
-    from ddx.lang import syntax
+    from ddx.lang import parser, tablegen
 
-    data = syntax._build_tables(syntax.grammar_text())
+    data = tablegen.build_tables(parser.grammar_text())
     ignore = set(data["ignore"])
     blanks = [rx for name, rx in data["terminals"] if name in ignore and name != "COMMENT"]
     terms = [rx for name, rx in data["terminals"] if name not in ignore or name == "COMMENT"]
@@ -168,38 +168,38 @@ def plain_scan():
 def test_the_scanner_finds_what_lark_order_finds(plain_scan, text):
     """scan_pattern reorders the terminals and rewrites the blanks: the same (blanks, token)
     pairs everywhere, continuations, comments, non-ASCII digits and bad characters included."""
-    from ddx.lang import syntax
+    from ddx.lang import parser
 
-    assert syntax.tables().scan.findall(text) == plain_scan.findall(text)
+    assert parser.tables().scan.findall(text) == plain_scan.findall(text)
 
 
 def test_the_scanner_tries_cheap_terminals_first_where_no_other_could_match():
-    from ddx.lang import syntax
+    from ddx.lang import tablegen
 
     terms = [("NUMBER", r"\d+(?:\.\d*)?|\.\d+"), ("NAME", "[a-z][a-z0-9]*"), ("POW", r"\*\*"),
              ("MUL", r"\*|/"), ("DOT", r"\."), ("LPAR", r"\(")]
-    order = [terms[i][0] for i in syntax.scan_order(terms)]
+    order = [terms[i][0] for i in tablegen.scan_order(terms)]
     # single characters first, then what starts with a literal or a set, the fewest first
     # characters first; '*' keeps POW before MUL, '.' NUMBER before DOT (".5" is a number)
     assert order == ["LPAR", "POW", "MUL", "NAME", "NUMBER", "DOT"]
-    assert syntax.scan_pattern([r"[ \t]+", r"\\\n"], terms) == (
+    assert tablegen.scan_pattern([r"[ \t]+", r"\\\n"], terms) == (
         r"([ \t]*(?:(?:\\\n)[ \t]*)*)([\(]|(?:\*\*)|[\*/]|(?:[a-z][a-z0-9]*)|"
         r"(?:\d+(?:\.\d*)?|\.\d+)|[\.]|[\s\S])")
-    assert syntax.one_char(r"\*|/") == frozenset("*/") and syntax.one_char(r"\*\*") is None
-    assert syntax.one_char(r"\d") is None  # (non-ASCII digits too)
-    assert syntax.first_chars(r"(?:\r?\n|#[^\n]*)+") == (frozenset(map(ord, "\r\n#")), False)
-    assert syntax.first_chars("a*b") == (frozenset(map(ord, "ab")), False)
-    assert syntax.first_chars("x?") == (frozenset(range(128)), True)  # may match nothing
-    assert syntax.first_chars("[^a]") == (frozenset(range(128)), True)
-    assert syntax.first_chars("(?i)a") == (frozenset(range(128)), True)  # 'A' too
-    assert syntax.one_char("(?i)a") is None and syntax.one_char("(?i:a)") is None
+    assert tablegen.one_char(r"\*|/") == frozenset("*/") and tablegen.one_char(r"\*\*") is None
+    assert tablegen.one_char(r"\d") is None  # (non-ASCII digits too)
+    assert tablegen.first_chars(r"(?:\r?\n|#[^\n]*)+") == (frozenset(map(ord, "\r\n#")), False)
+    assert tablegen.first_chars("a*b") == (frozenset(map(ord, "ab")), False)
+    assert tablegen.first_chars("x?") == (frozenset(range(128)), True)  # may match nothing
+    assert tablegen.first_chars("[^a]") == (frozenset(range(128)), True)
+    assert tablegen.first_chars("(?i)a") == (frozenset(range(128)), True)  # 'A' too
+    assert tablegen.one_char("(?i)a") is None and tablegen.one_char("(?i:a)") is None
 
 
 def test_parser_tables_work_without_a_writable_cache(tmp_path, monkeypatch):
-    from ddx.lang import syntax
+    from ddx.lang import parser, syntax
 
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    monkeypatch.setattr(syntax, "_TABLES", None)
+    monkeypatch.setattr(parser, "_TABLES", None)
     assert syntax.parse("2 * x", cache=False).stmts[0].value.value == "*"

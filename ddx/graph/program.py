@@ -19,7 +19,7 @@ from ..errors import (
 )
 from ..fmt import number as fmt_number
 from ..lang.lowering import BINARY
-from ..lang.syntax import Ast, Program, Stmt
+from ..lang.tree import Ast, Program, Stmt
 from ..limits import MAX_DIMS, check_elements, short_int
 from ..ops import CALLS, OPS, stack_op
 from . import record

@@ -23,7 +23,9 @@ from ..gcpause import paused
 from ..graph.program import CONSTANTS, compile_expr, fold_numbers
 from ..graph.tensor import LABEL_MAX, label_of
 from ..lang.lowering import BINARY
-from ..lang.syntax import CACHE, Program, Unexpected, lex, parse_tokens, tables
+from ..lang.parser import Unexpected, lex, parse_tokens, tables
+from ..lang.syntax import CACHE
+from ..lang.tree import Program
 from ..ops import CALLS, OPS
 from .template import PLAIN_TEXT, Template, middle_fields, node_format, op_fields
 

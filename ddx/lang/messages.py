@@ -1,0 +1,77 @@
+"""Syntax errors explained: a parse failure turned into one plain sentence and a caret position."""
+
+from __future__ import annotations
+
+from ..errors import DdxSyntaxError
+from .parser import Unexpected
+
+OPERATORS = {"ADDOP", "MULOP", "POWOP", "EQUAL", "COMMA", "COLON", "DOT"}
+NAMES = {"ADDOP": "+", "MULOP": "*", "POWOP": "^", "EQUAL": "=", "COMMA": ",", "COLON": ":",
+         "SEMI": ";", "DOT": ".", "LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]"}
+
+
+def _prev_char(source: str, pos: int) -> tuple[str, int]:
+    i = min(pos, len(source)) - 1
+    while i >= 0 and source[i] in " \t":
+        i -= 1
+    return (source[i], i) if i >= 0 else ("", -1)
+
+
+_OPENER = {")": "(", "]": "["}
+
+
+def _unclosed(text: str) -> str | None:
+    """The closing bracket the innermost still-open bracket of ``text`` waits for."""
+    stack = []
+    for ch in text:
+        if ch in "([":
+            stack.append(")" if ch == "(" else "]")
+        elif ch in ")]" and stack:
+            stack.pop()
+        elif ch == "\n" and not stack:
+            continue
+    return stack[-1] if stack else None
+
+
+def explain(exc: Unexpected, source: str) -> DdxSyntaxError:
+    """Turn a parse failure into one plain sentence with a position for the caret."""
+    if exc.kind == "char":
+        ch = exc.value
+        hint = "strings are not part of the language" if ch in "\"'" else None
+        return DdxSyntaxError(f"unexpected character {ch!r}", start=exc.start,
+                              end=exc.start + 1, source=source, hint=hint)
+    expected = exc.expected
+    kind = exc.kind
+    pos = exc.start if exc.start is not None else len(source)
+    at_end = kind in ("_NL", "$END", "_DEDENT") and (pos >= len(source) or kind != "_NL"
+                                                       or source[pos:pos + 1] in "\n#")
+    where = "end of input" if pos >= len(source) else "end of line"
+    if kind in ("$END", "_DEDENT"):
+        pos = len(source)
+    if kind == "_INDENT":
+        return DdxSyntaxError("unexpected indentation", start=exc.end, source=source,
+                              hint="only the body of a 'with' block is indented")
+    prev, prev_pos = _prev_char(source, pos)
+    if kind in ("_NL", "$END", "_DEDENT") or at_end:
+        pos = min(pos, len(source))
+        if prev and prev in "+-*/@^=,:.":
+            op = "**" if source[max(prev_pos - 1, 0):prev_pos + 1] == "**" else prev
+            return DdxSyntaxError(f"missing operand after {op!r}", start=pos, source=source)
+        closer = _unclosed(source[:pos])
+        if closer:
+            return DdxSyntaxError(f"missing {closer!r}", start=pos, source=source,
+                                  hint=f"every {_OPENER[closer]!r} needs a matching {closer!r}")
+        return DdxSyntaxError(f"unexpected {where}", start=pos, source=source)
+    shown = NAMES.get(kind, exc.value)
+    if kind in ("RPAR", "RSQB") and kind not in expected:
+        if prev and prev in "+-*/@^=,":
+            return DdxSyntaxError(f"missing operand after {prev!r}", start=pos, source=source)
+        return DdxSyntaxError(f"unmatched {shown!r}", start=pos, end=pos + 1, source=source)
+    if kind in OPERATORS and (not prev or prev in "+-*/@^=,(;\n"):
+        return DdxSyntaxError(f"missing operand before {exc.value!r}", start=pos,
+                              end=exc.end, source=source)
+    if kind in ("NAME", "NUMBER", "LPAR", "LSQB") and ("ADDOP" in expected or "MULOP" in expected):
+        return DdxSyntaxError(f"unexpected {exc.value!r}: missing an operator before it?",
+                              start=pos, end=exc.end, source=source,
+                              hint="write multiplication explicitly, e.g. 2*x")
+    return DdxSyntaxError(f"unexpected {exc.value!r}", start=pos, end=exc.end, source=source)
