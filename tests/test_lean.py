@@ -20,7 +20,7 @@ from ddx.errors import DdxError
 from ddx.lang import syntax
 from ddx.lang.syntax import parse
 from ddx.replay import parallel
-from ddx.replay import template as template_module
+from ddx.replay import reuse as reuse_module
 from ddx.replay.cache import TEMPLATES
 from ddx.replay.lean import compile_source
 from ddx.replay.template import Template
@@ -286,7 +286,7 @@ def test_sum_of_squares_is_numpys_sum_of_the_squares_bit_for_bit(n):
     """The fused sum of squares is numpy's own, bit for bit, on a numpy that sums in the
     order it follows (sums_as_numpy: numpy 2.3 and later; 2.2 does not, and a replay there
     makes the squares instead); a replay gives numpy's bits on any numpy."""
-    from ddx.replay.template import SQUARES_CHUNK, _sum_of_squares, sums_as_numpy
+    from ddx.replay.reuse import SQUARES_CHUNK, _sum_of_squares, sums_as_numpy
 
     x = np.random.default_rng(n).standard_normal(n) * 10.0 ** np.random.default_rng(n).uniform(-3, 3)
     expected = np.sum(np.square(x))
@@ -307,13 +307,13 @@ def test_a_numpy_that_sums_in_another_order_gets_its_own_bits(monkeypatch):
     """Where numpy sums large arrays in another order than the fused sum's, the replay
     makes the squares and lets numpy sum them. Simulated: a fused sum that is off (by more
     than another order could make it: numpy 2.2's own order is one ulp from the fused one)."""
-    from ddx.replay.template import SQUARES_CHUNK
+    from ddx.replay.reuse import SQUARES_CHUNK
 
-    real = template_module._sum_of_squares
-    monkeypatch.setattr(template_module, "_sum_of_squares", lambda x: real(x) * (1 + 1e-9)
+    real = reuse_module._sum_of_squares
+    monkeypatch.setattr(reuse_module, "_sum_of_squares", lambda x: real(x) * (1 + 1e-9)
                         if x.size > SQUARES_CHUNK else real(x))
-    monkeypatch.setattr(template_module, "_SUMS_AS_NUMPY", [])
-    assert not template_module.sums_as_numpy()
+    monkeypatch.setattr(reuse_module, "_SUMS_AS_NUMPY", [])
+    assert not reuse_module.sums_as_numpy()
     x = np.random.default_rng(7).standard_normal(SQUARES_CHUNK * 2 + 3)
     TEMPLATES.clear()
     g = ddx.trace("sum(x^2)", x=x)
@@ -356,7 +356,7 @@ def test_splitting_between_threads_changes_no_bit(text, n_threads, layout, monke
     """Large arrays are computed in blocks on threads (ddx/parallel.py): the same bits as the
     ordinary path, which never splits."""
     monkeypatch.setattr(parallel, "MIN_SIZE", 1000)  # small arrays exercise the same code
-    monkeypatch.setattr(template_module, "SQUARES_CHUNK", 256)
+    monkeypatch.setattr(reuse_module, "SQUARES_CHUNK", 256)
     rng = np.random.default_rng(4)
     arrays = {k: rng.standard_normal(shape) for k, shape in SPLIT_SHAPES[layout].items()}
     ordinary = Trace(text, arrays, lean=False)

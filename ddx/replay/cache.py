@@ -30,6 +30,15 @@ class TemplateCache(dict):
                 self.seen.clear()
             self.seen.add(key)
 
+    def keep_trace(self, key, trace, names: tuple) -> None:
+        """keep() the template of a finished trace with these binding names: made, and the
+        replay's modules imported, only when the key comes back (a one-liner needs neither)."""
+        def make():
+            from .template import Template
+
+            return Template.from_trace(trace, list(names))
+        self.keep(key, make)
+
     def clear(self) -> None:
         dict.clear(self)
         self.seen.clear()
