@@ -194,7 +194,7 @@ class Completer(_completer_base()):
     def get_completions(self, document, complete_event):
         from prompt_toolkit.completion import Completion
 
-        from ..graph.program import FUNCTIONS
+        from ..graph.functions import FUNCTIONS
         from .surface import REPL_FUNCTIONS
 
         before = document.text_before_cursor

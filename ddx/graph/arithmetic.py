@@ -1,0 +1,95 @@
+"""The operators on tensors and numbers: broadcasting checked, numbers folded, '@' by shape."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import DdxShapeError, DdxTypeError, DdxValueError
+from ..fmt import number as fmt_number
+from ..lang.lowering import BINARY
+from ..lang.tree import Ast
+from .tensor import Tensor
+from .values import fold_numbers, type_name, weak
+
+
+class Arithmetic:
+    """The Evaluator's binary and unary operators (a mixin: the Evaluator gives op, label and
+    warnings)."""
+
+    def tensor_operand(self, value: Any, node: Ast, side: str) -> Tensor:
+        if isinstance(value, Tensor):
+            return value
+        if isinstance(value, bool):
+            return weak(value)
+        raise DdxTypeError(f"'{node.value}' needs numbers or tensors, got {type_name(value)} "
+                           f"on the {side}", start=node.pos, end=node.pos + 1)
+
+    def check_broadcast(self, node: Ast, a: Tensor, b: Tensor) -> None:
+        sa, sb = a.value.shape, b.value.shape
+        if sa == sb or not sa or not sb:
+            return
+        n = max(len(sa), len(sb))
+        pa = (1,) * (n - len(sa)) + sa
+        pb = (1,) * (n - len(sb)) + sb
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+                raise DdxShapeError(
+                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                    f"non-singleton dimension {i}",
+                    start=node.pos, end=node.pos + len(node.value),
+                    hint=f"'{node.value}' got shapes {list(sa)} and {list(sb)}")
+
+    def binary(self, node: Ast, a: Any, b: Any) -> Tensor:
+        sym = node.value
+        a = self.tensor_operand(a, node, "left")
+        b = self.tensor_operand(b, node, "right")
+        if a.weak and b.weak:
+            return self.fold(node, sym, a.value.item(), b.value.item())
+        if sym == "@":
+            return self.matmul(node, a, b)
+        if not (a.weak or b.weak):
+            self.check_broadcast(node, a, b)
+        plan = BINARY.get((sym, a.weak, b.weak))
+        if plan is None:
+            raise DdxValueError(f"unknown operator {sym!r}")  # pragma: no cover - grammar forbids
+        first = a if plan.first == "a" else b
+        if plan.first == "1/b":
+            first = self.op("reciprocal", node, [b])
+            first.label = f"1/{self.label(node.kids[1])}"
+        if plan.key is not None:  # the plain number is a keyword argument: rsub, pow_scalar
+            number = a if b is first else b
+            return self.op(plan.op, node, [first], {plan.key: number.value.item()})
+        return self.op(plan.op, node, [first, a if plan.second == "a" else b])
+
+    def fold(self, node: Ast, sym: str, x, y) -> Tensor:
+        """Both operands are plain numbers: Python arithmetic, as PyTorch would see it."""
+        r = fold_numbers(sym, x, y)
+        if r is None:
+            raise DdxTypeError("'@' needs tensors, got two numbers",
+                               start=node.pos, end=node.pos + 1)
+        if not math.isfinite(r) and math.isfinite(x) and math.isfinite(y):
+            self.warnings.append(f"{self.label(node)} gives {fmt_number(r)}")
+        return weak(r)
+
+    def matmul(self, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+        da, db = a.value.ndim, b.value.ndim
+        names = {(1, 1): "dot", (2, 1): "mv", (1, 2): "vm", (2, 2): "mm"}
+        if (da, db) not in names:
+            raise DdxShapeError(f"'@' needs 1-D or 2-D tensors, got shapes {list(a.shape)} and "
+                                f"{list(b.shape)}", start=node.pos, end=node.pos + 1)
+        inner_a = a.shape[-1]
+        inner_b = b.shape[0]
+        if inner_a != inner_b:
+            raise DdxShapeError(
+                f"'@' shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied "
+                f"({inner_a} != {inner_b})", start=node.pos, end=node.pos + 1)
+        return self.op(names[(da, db)], node, [a, b])
+
+    def unary(self, node: Ast, a: Any) -> Any:
+        a = self.tensor_operand(a, node, "right")
+        if node.value == "+":
+            return a
+        if a.weak:
+            return weak(-a.value.item())
+        return self.op("neg", node, [a])
