@@ -1,4 +1,4 @@
-"""ddx/lean.py: programs compiled straight to a replay template must record exactly what the
+"""ddx/replay/lean.py: programs compiled straight to a replay template must record exactly what the
 ordinary path records (ops, inputs, names, labels, backward order), so results are identical."""
 
 from __future__ import annotations

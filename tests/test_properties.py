@@ -98,7 +98,7 @@ def test_any_input_gives_a_result_or_a_ddx_error(text):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(SYMBOLS), max_size=25).map("".join))
 def test_values_and_gradients_first_agree_with_the_graph_for_any_input(text):
-    """Asking for gradients before anything else takes the template path (ddx/lean.py); it
+    """Asking for gradients before anything else takes the template path (ddx/replay/lean.py); it
     must raise the same errors and give the same numbers as the graph built afterwards."""
     from ddx.app.api import Trace
     from ddx.errors import DdxError

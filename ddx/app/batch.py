@@ -97,7 +97,7 @@ class Replayer:
 
     @staticmethod
     def compile(expr: str, names: list[str], values: list, opts: dict):
-        """A template straight from the text (ddx/lean.py) for a job with a scalar output and
+        """A template straight from the text (ddx/replay/lean.py) for a job with a scalar output and
         no options, or None: that job runs the ordinary way, errors and all."""
         template = compile_source(expr, names, [v.shape for v in values], _dtype(opts))
         return template if template is not None and template.one is not None else None

@@ -125,7 +125,7 @@ def _transpose(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("transpose", node, [a])
 
 
-# How each kind of row (Op.call) is called by name; the rows themselves are in ddx/ops.py.
+# How each kind of row (Op.call) is called by name; the rows themselves are in ddx/ops/rows.py.
 _CALL_KINDS: dict[str, Callable] = {"unary": _unary, "binary": _binary_fn,
                                     "reduction": _reduction}
 _SPECIAL: dict[str, Callable] = {"dot": _dot, "transpose": _transpose}  # their shape checks

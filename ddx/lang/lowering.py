@@ -3,8 +3,8 @@
 ``a - b``, ``2 - x`` and ``x - 2`` are different ops in PyTorch's graph (SubBackward0,
 RsubBackward1, SubBackward0 with a wrapped number), and ``2/x`` is recorded as
 ``reciprocal(x) * 2``. Which one depends only on the operator and on which operands are plain
-numbers, so the choice is this one table; the Evaluator (ddx/program.py) and the compiler
-that skips the syntax tree (ddx/lean.py) both read it."""
+numbers, so the choice is this one table; the Evaluator (ddx/graph/program.py) and the compiler
+that skips the syntax tree (ddx/replay/lean.py) both read it."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ op: adding an op is adding a row here (with a kernel function beside it where it
 
 The VJP rules are written with numpy's functions, so that they run unchanged on the number
 types that implement numpy's protocols: plain arrays (the engine), dual numbers (second
-order, ddx/hessian.py) and symbolic values (the explain view's formulas, ddx/symbolic.py).
+order, ddx/engine/hessian.py) and symbolic values (the explain view's formulas, ddx/engine/symbolic.py).
 Both of those find the derivative of each numpy function a rule uses in this same table
 (``UFUNCS``), so no second derivative table exists."""
 

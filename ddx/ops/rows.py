@@ -52,7 +52,7 @@ _UNIT = (-0.9, 0.9)
 
 # --- arithmetic ---------------------------------------------------------------------------
 # Arithmetic as operators, not np.add & co: the same ufuncs for arrays, and several times
-# faster on numpy scalars, which the batch replay (ddx/template.py) computes with.
+# faster on numpy scalars, which the batch replay (ddx/replay/template.py) computes with.
 op("add", "AddBackward0", lambda a, b: a + b, lambda g, o, a, b: g, lambda g, o, a, b: g,
    saves=False, reads="", into=np.add, call="binary", text="{0} + {1}", prec=1,
    emit={"torch": "({0} + {1})", "jax": "({0} + {1})"})
