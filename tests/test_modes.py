@@ -225,3 +225,18 @@ def test_explain_names_the_kink_pytorch_takes(run):
             "the gradient") in out
     code, out, _ = run("relu(x)", "x=1", "--explain", "--no-color")
     assert "kink" not in out
+
+
+def test_a_rule_that_calls_an_undifferentiated_function_gets_a_worded_hessian_error(run):
+    from ddx.ops import op, unregister
+
+    op("clipped", "ClippedBackward0", lambda a: np.clip(a, -1, 1),
+       lambda g, o, a: g * np.clip(a * 0 + 1, 0, 1), call="unary")
+    try:
+        code, out, err = run("clipped(x)", "x=0.5", "--hessian")
+        assert code == 1
+        assert err.splitlines()[0] == ("error: --hessian: the derivative rule of clipped calls "
+                                       "numpy.clip, which no row of the op table differentiates")
+        assert run("clipped(x)", "x=0.5", "--json")[0] == 0  # every other mode works
+    finally:
+        unregister("clipped")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
-from ..errors import DdxUsageError
+from ..errors import DdxRuntimeError, DdxUsageError
 from ..graph.record import ancestors
 from ..graph.tensor import Tensor
 from ..ops import OPS, UFUNCS
@@ -39,6 +39,10 @@ def _tangent(row, ts: list, out, ps: list, kw: dict):
             part = row.vjp[i](t, out, *ps, **kw)
             total = part if total is None else total + part
     return total
+
+
+class NoDerivative(TypeError):
+    """A rule called a numpy function that no row of the op table differentiates."""
 
 
 class Dual(NDArrayOperatorsMixin):
@@ -102,14 +106,14 @@ class Dual(NDArrayOperatorsMixin):
                 return Dual(out, sum(p for p in parts if p is not None))
             row = UFUNCS.get(ufunc)  # the row whose forward this is: its rules differentiate it
             if row is None:
-                raise TypeError(f"dual numbers do not support {ufunc.__name__}")
+                raise NoDerivative(f"numpy.{ufunc.__name__}")
             tangent = _tangent(row, [_t(x) for x in inputs], out, ps, {})
         return Dual(out, 0.0 if tangent is None else _p(tangent))
 
     def __array_function__(self, func, types, args, kwargs):
         handler = _FUNCS.get(func)
         if handler is None:
-            raise TypeError(f"dual numbers do not support numpy.{func.__name__}")
+            raise NoDerivative(f"numpy.{func.__name__}")
         return handler(*args, **kwargs)
 
 
@@ -241,8 +245,15 @@ def gradient_at(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor],
         for i, s in enumerate(t.inputs):
             if not s.requires_grad:
                 continue
-            with np.errstate(all="ignore"):
-                gi = OPS[t.op].vjp[i](g, values[id(t)], *args, **t.kw)
+            try:
+                with np.errstate(all="ignore"):
+                    gi = OPS[t.op].vjp[i](g, values[id(t)], *args, **t.kw)
+            except NoDerivative as exc:
+                raise DdxRuntimeError(
+                    f"--hessian: the derivative rule of {t.op} calls {exc}, which no row of the "
+                    "op table differentiates",
+                    hint="write the rule with numpy functions that are rows' forwards, or add "
+                         "a row for it") from None
             if not isinstance(gi, Dual):
                 gi = np.asarray(gi)
             gi = unbroadcast(gi, s.value.shape)
