@@ -275,8 +275,10 @@ def test_replayed_jobs_are_identical_to_fresh_runs():
             if isinstance(result, str):  # replayed: already written out
                 docs.append(f'{{"line": {line}, {result}')
                 return
-            body = {"error": error.to_json()} if error is not None else result.to_json()
-            docs.append(json.dumps({"line": line, **body}))
+            if error is not None:
+                docs.append(json.dumps({"line": line, "error": error.to_json()}))
+            else:
+                docs.append(f'{{"line": {line}, {result.to_json()[1:]}')
         run_jobs(io.BytesIO(data), emit, replay=replay)
         return docs
 

@@ -181,7 +181,7 @@ def test_a_repeated_trace_replays_its_graph_with_identical_results(text, binding
     first = api.Trace(text, bindings, lean=False).backward(grad_output)
     assert not TEMPLATES  # one recorded trace makes no template ...
     api.Trace(text, bindings, lean=False).backward(grad_output)  # ... the second one does
-    doc = first.to_json()
+    doc = first.to_dict()
     shifted = {k: np.asarray(v) * 1.25 for k, v in bindings.items()}
     fresh = ddx.trace(text, shifted, retain_grad=False)
     fresh._materialize() if fresh._fast is not None else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -213,7 +214,11 @@ class Trace(TraceModes):
     def node_ids(self) -> dict[int, int]:
         return {id(t): i for i, t in enumerate(self.nodes)}
 
-    to_json = trace_json  # (a method: no call layer between a job's writer and the document)
+    to_json = trace_json  # the JSON text (a method: no call layer between a writer and it)
+
+    def to_dict(self) -> dict:
+        """The JSON document as a dict (nan and inf as the strings JSON carries them as)."""
+        return json.loads(self.to_json())
 
 
 class _Replay:

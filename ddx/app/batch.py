@@ -149,8 +149,10 @@ def json_writer(out: IO[str]) -> Callable:
         if error is None and isinstance(result, str):  # a replayed job: already written out
             out.write(f'{{"line": {line}, {result}\n')
             return
-        body = {"error": error.to_json()} if error is not None else result.to_json()
-        out.write(json.dumps({"line": line, **body}) + "\n")
+        if error is not None:
+            out.write(json.dumps({"line": line, "error": error.to_json()}) + "\n")
+        else:  # (the document is written out already: "line" goes in front)
+            out.write(f'{{"line": {line}, {result.to_json()[1:]}\n')
     return emit
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -108,7 +107,7 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         write_out(safe_text(emit_script(trace, emit)))
         return
     if as_json:
-        write_out(json.dumps(trace.to_json()) + "\n")  # (json.dumps escapes every control)
+        write_out(trace.to_json() + "\n")  # (JSON text: every control character escaped)
     else:
         from ..out.render import one_liner
 

@@ -2,51 +2,44 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 
 from ..fmt import jsonable
 from ..ops import display_name
+from ..replay.jsonfmt import document_format, dump, middle_fields, node_format, op_fields
 
 
-def trace_json(trace) -> dict:
-    """The document of a built trace (its nodes, their values and gradients, the extras)."""
+def trace_json(trace) -> str:
+    """The JSON document of a built trace: its nodes, their values and gradients, and each
+    mode asked for, written by the one document writer (replay/jsonfmt.py)."""
     ids = trace.node_ids()
-    nodes = []
     flow = trace.flow
+    rows, numbers = [], []
     for i, t in enumerate(trace.nodes):
         fn = t.grad_fn
-        value = t.value
-        op = t.op
-        nodes.append({
-            "id": i,
-            "name": t.name or t.label or "?",
-            "op": display_name(op),
-            "grad_fn": fn.name if fn is not None else None,
-            "inputs": [ids[id(s)] for s in t.inputs if id(s) in ids],
-            "value": jsonable(value),
-            "shape": list(value.shape),
-            "requires_grad": t.requires_grad,
-            "is_leaf": fn is None,
-            "grad": jsonable(flow.get(fn) if fn is not None else t.grad),
-        })
+        rows.append(node_format(i, t.name or t.label or "?",
+                                op_fields(display_name(t.op), fn.name if fn is not None else None),
+                                [ids[id(s)] for s in t.inputs if id(s) in ids],
+                                middle_fields(t.value.shape, t.requires_grad, fn is None)))
+        numbers += [dump(t.value), dump(flow.get(fn) if fn is not None else t.grad)]
     out = trace.output
-    return {
-        "output": trace.output_name,
-        "value": jsonable(out.value),
-        "shape": list(out.value.shape),
-        "dtype": str(out.value.dtype),
-        "grad_fn": out.grad_fn.name if out.grad_fn is not None else None,
-        "gradients": {n: (jsonable(g) if g is not None else None)
-                      for n, g in trace.grads.items()},
-        "nodes": nodes,
-        "warnings": list(trace.warnings),
-        **{key: extras_json(key, value) for key, value in trace.extras.items()},
-        **({"cost": tree_json({k: v["cost"] for k, v in trace.extras.items()
-                               if isinstance(v, dict) and "cost" in v})}
-           if any(isinstance(v, dict) and "cost" in v for v in trace.extras.values()) else {}),
-    }
+    grads = trace.grads
+    head = {"output": trace.output_name, "shape": list(out.value.shape),
+            "dtype": str(out.value.dtype),
+            "grad_fn": out.grad_fn.name if out.grad_fn is not None else None}
+    form = document_format(head, list(grads), ", ".join(rows), trace.warnings)
+    body = form % tuple([dump(out.value), *[dump(g) for g in grads.values()], *numbers])
+    extras = {key: extras_json(key, value) for key, value in trace.extras.items()}
+    costs = {k: v["cost"] for k, v in trace.extras.items() if isinstance(v, dict) and "cost" in v}
+    if costs:
+        extras["cost"] = tree_json(costs)
+    if extras:
+        body = body[:-1] + "".join(f", {json.dumps(k)}: {json.dumps(v)}"
+                                   for k, v in extras.items()) + "}"
+    return "{" + body
 
 
 def tree_json(value: Any) -> Any:

@@ -64,7 +64,7 @@ def node_format(i: int, name: str, kind: str, inputs: list[int], middle: str) ->
 JsonBody = str
 
 
-def _dump(value) -> str:
+def dump(value) -> str:
     """json.dumps(jsonable(value)), with the common scalar case written directly."""
     if value is None:
         return "null"
@@ -87,12 +87,27 @@ _NONFINITE = frozenset(("nan", "inf", "-inf"))
 
 
 def texts(values: list) -> list[str]:
-    """[_dump(v) for v in values]; all finite float64 scalars (the common case) at C speed."""
+    """[dump(v) for v in values]; all finite float64 scalars (the common case) at C speed."""
     try:
         written = list(map(float.__repr__, values))  # (np.float64 is a float; None, arrays raise)
     except TypeError:
-        return [_dump(v) for v in values]
-    return written if _NONFINITE.isdisjoint(written) else [_dump(v) for v in values]
+        return [dump(v) for v in values]
+    return written if _NONFINITE.isdisjoint(written) else [dump(v) for v in values]
+
+
+def document_format(head: dict, grad_names: list[str], nodes: str,
+                    warnings: list[str] = ()) -> str:
+    """THE document (SPEC section 4), after its opening brace, as a %-format: its fixed fields
+    as json.dumps writes them and a ``%s`` for the output's value, then each gradient; the
+    nodes' part ``nodes`` comes in written (node_format, or a template's own columns). Both
+    the replayed documents and a built trace's (app/tracejson.py) are written here."""
+    grads = ", ".join([f"{_fixed(_jstr(name))}: %s" for name in grad_names])
+    grad_fn = "null" if head["grad_fn"] is None else _jstr(head["grad_fn"])
+    notes = "[]" if not warnings else _fixed(json.dumps(list(warnings)))
+    # (the shape is a list of ints, which prints as json.dumps writes it)
+    return (f'"output": {_fixed(_jstr(head["output"]))}, "value": %s, "shape": '
+            f'{head["shape"]}, "dtype": {_jstr(head["dtype"])}, "grad_fn": {grad_fn}, '
+            f'"gradients": {{{grads}}}, "nodes": [{nodes}], "warnings": {notes}}}')
 
 
 class JsonDocument:
@@ -123,12 +138,6 @@ class JsonDocument:
                                    i, name, kind, inputs, middle in self.static_rows()])
             else:
                 nodes = fmt()
-            h = self.head
-            grads = ", ".join([f"{_fixed(_jstr(name))}: %s" for name, _ in self.grads_at])
-            grad_fn = "null" if h["grad_fn"] is None else _jstr(h["grad_fn"])
-            # (the shape is a list of ints, which prints as json.dumps writes it)
-            fmt = self.fmt = (f'"output": {_fixed(_jstr(h["output"]))}, "value": %s, "shape": '
-                              f'{h["shape"]}, "dtype": {_jstr(h["dtype"])}, "grad_fn": '
-                              f'{grad_fn}, "gradients": {{{grads}}}, "nodes": [{nodes}], '
-                              f'"warnings": []}}')
+            fmt = self.fmt = document_format(self.head, [name for name, _ in self.grads_at],
+                                             nodes)
         return fmt
