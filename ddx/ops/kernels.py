@@ -4,7 +4,12 @@ numpy's functions only, so that they run on arrays, dual numbers and symbolic va
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+SQRT1_2 = math.sqrt(0.5)
+INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 # --- kernels: forward functions and rules that are more than one expression -----------------
 
@@ -52,14 +57,109 @@ def sigmoid(a):
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def erf(a):
-    """erf elementwise: numpy has none, so math.erf per element, in the input's dtype."""
-    from math import erf
-
+def _per_element(fn, a):
+    """A math function per element, in the input's dtype (numpy has no erf)."""
     arr = np.asarray(a)
-    flat = [erf(v) for v in arr.reshape(-1).tolist()]
+    flat = [fn(v) for v in arr.reshape(-1).tolist()]
     return np.array(flat, dtype=arr.dtype if arr.dtype.kind == "f" else np.float64
                     ).reshape(arr.shape)
+
+
+def erf(a):
+    return _per_element(math.erf, a)
+
+
+def erfc(a):
+    return _per_element(math.erfc, a)
+
+
+def rule_sigmoid(a):
+    """sigmoid inside rules: 1/(1 + exp(-x)) has a derivative everywhere (the split by sign
+    in sigmoid() goes through abs, whose slope at 0 is 0); exp(-x) overflowing gives 0."""
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-a))
+
+
+def sinc_vjp(g, out, a):
+    # PyTorch masks x = 0 to 0 (the slope there), where the formula is 0/0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a == 0, 0.0, g * (np.cos(math.pi * a) - out) / a)
+
+
+def logit_vjp(g, out, a):
+    # PyTorch: nan outside [0, 1], where the forward is nan too
+    return np.where((a < 0) | (a > 1), np.nan, g / (a * (1 - a)))
+
+
+def silu(a):
+    return a * sigmoid(a)
+
+
+def silu_vjp(g, out, a):
+    s = rule_sigmoid(a)
+    return g * s * (1 + a * (1 - s))
+
+
+def mish(a):
+    return a * np.tanh(softplus(a))
+
+
+def mish_vjp(g, out, a):
+    t = np.tanh(softplus(a))
+    return g * (t + a * rule_sigmoid(a) * (1 - t * t))
+
+
+def logsigmoid(a):
+    return np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+
+
+def logsigmoid_vjp(g, out, a):
+    with np.errstate(over="ignore"):
+        return g / (1 + np.exp(a))  # g * sigmoid(-x)
+
+
+def hardswish_vjp(g, out, a):
+    # PyTorch: slope 0 up to and at -3, 1 from 3 on
+    return np.where(a <= -3, 0.0, np.where(a < 3, g * (a / 3 + 0.5), g))
+
+
+def elu(a, alpha=1.0, scale=1.0):
+    return np.where(a > 0, scale * a, (alpha * scale) * np.expm1(np.minimum(a, 0)))
+
+
+def elu_vjp(g, out, a, alpha=1.0, scale=1.0):
+    """PyTorch takes the left slope, alpha * scale, at 0, but its second derivative there
+    is 0 (elu_double_backward masks x < 0): the inner where gives exactly that."""
+    return np.where(a > 0, g * scale, g * (alpha * scale) * np.exp(np.where(a < 0, a, 0.0)))
+
+
+def gelu(a):
+    return a * 0.5 * (1 + erf(a * SQRT1_2))
+
+
+def gelu_vjp(g, out, a):
+    """PyTorch's g * (cdf + x * pdf). Rules call ufuncs only and numpy has no erf, so the
+    cdf is read from the result, out / x; at 0, where that is 0/0, it is 0.5 + x * pdf (the
+    same value and the same slope, so the Hessian is right there too)."""
+    zero = a == 0
+    pdf = np.exp(-0.5 * (a * a)) * INV_SQRT_2PI
+    cdf = np.where(zero, 0.5 + a * pdf, out / np.where(zero, 1.0, a))
+    return g * (cdf + a * pdf)
+
+
+def atan2_vjp(g, out, a, b, *, first):
+    # PyTorch: both slopes 0 at (0, 0), where 1/(x^2 + y^2) is inf
+    d = a * a + b * b
+    with np.errstate(divide="ignore"):
+        recip = np.where(d == 0, 0.0, 1 / d)
+    return g * b * recip if first else -g * a * recip
+
+
+def floor_div(a, b):
+    """PyTorch's div(rounding_mode="floor"), as Python's //: from the remainder, so that
+    1 // 0.1 is 9 (floor(1 / 0.1) is 10)."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # (at b = 0 PyTorch gives a / b)
+        return np.where(b == 0, a / b, np.rint((a - np.remainder(a, b)) / b))
 
 
 def extreme_vjp(g, out, a, dim=None, *, argfn=None):
@@ -232,6 +332,31 @@ def reduction_emit(torch_name: str, jax_name: str) -> dict:
 
 def at_zero(a, *rest):
     return np.asarray(a) == 0
+
+
+def at(*points):
+    """A kink test: where the input is one of these points."""
+    return lambda a, *rest: np.isin(np.asarray(a), points)
+
+
+def at_integer(a, *rest):
+    a = np.asarray(a)
+    return a == np.floor(a)
+
+
+def at_half(a, *rest):
+    a = np.asarray(a)
+    return a - np.floor(a) == 0.5
+
+
+def at_integer_ratio(a, b):
+    with np.errstate(all="ignore"):
+        r = np.asarray(a) / np.asarray(b)
+    return r == np.floor(r)
+
+
+def at_origin(a, b):
+    return (np.asarray(a) == 0) & (np.asarray(b) == 0)
 
 
 def at_tie(a, b):

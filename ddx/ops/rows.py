@@ -6,24 +6,42 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import (
+    at,
+    at_half,
+    at_integer,
+    at_integer_ratio,
+    at_origin,
     at_reduced_tie,
     at_tie,
     at_zero,
+    atan2_vjp,
     bilinear,
+    elu,
+    elu_vjp,
     emit_extreme,
     emit_logsumexp,
     emit_tensors_only,
     emit_transpose,
     erf,
+    erfc,
     expand,
     extreme_jvp,
     extreme_vjp,
+    floor_div,
+    gelu,
+    gelu_vjp,
+    hardswish_vjp,
     linear,
+    logit_vjp,
+    logsigmoid,
+    logsigmoid_vjp,
     logsumexp,
     logsumexp_jvp,
     logsumexp_vjp,
     maximum_vjp,
     minimum_vjp,
+    mish,
+    mish_vjp,
     norm_jvp,
     norm_vjp,
     pick,
@@ -37,6 +55,9 @@ from .kernels import (
     scaled,
     scatter,
     sigmoid,
+    silu,
+    silu_vjp,
+    sinc_vjp,
     softplus,
     softplus_vjp,
     square_vjp_into,
@@ -49,6 +70,9 @@ LN10 = float(np.log(10.0))
 TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _NEEDS_POSITIVE = (0.25, 3.0)
 _UNIT = (-0.9, 0.9)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+SIXTH_F32 = float(np.float32(1 / 6))  # PyTorch's hardsigmoid slope is 1.0f / 6.0f, in float64 too
 
 # --- arithmetic ---------------------------------------------------------------------------
 # Arithmetic as operators, not np.add & co: the same ufuncs for arrays, and several times
@@ -106,7 +130,7 @@ op("minimum", "MinimumBackward0", np.minimum,
 op("abs", "AbsBackward0", np.abs, lambda g, o, a: g * np.sign(a), reads="i", call="unary",
    names=("absolute",), kink=(at_zero, "at 0 PyTorch takes the slope 0 (sign(0) = 0)"),
    emit={"torch": "torch.abs({0})", "jax": "jnp.abs({0})"}, domain=(0.25, 2.0))
-op("sign", "SignBackward0", np.sign, lambda g, o, a: g * 0, reads="", call="unary",
+op("sign", "SignBackward0", np.sign, lambda g, o, a: g * 0, saves=False, reads="", call="unary",
    emit={"torch": "torch.sign({0})", "jax": "jnp.sign({0})"}, domain=(0.25, 2.0))
 op("square", "PowBackward0", np.square, lambda g, o, a: scaled(g, a, 2), reads="i",
    call="unary", emit={"torch": "torch.square({0})", "jax": "jnp.square({0})"})
@@ -161,6 +185,101 @@ op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="una
 op("erf", "ErfBackward0", erf,
    lambda g, o, a: g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
    emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"})
+
+op("erfc", "ErfcBackward0", erfc,
+   lambda g, o, a: -g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
+   emit={"torch": "torch.erfc({0})", "jax": "jax.scipy.special.erfc({0})"})
+op("exp2", "Exp2Backward0", np.exp2, lambda g, o, a: g * o * LN2, reads="o", call="unary",
+   hint="exp2 overflows past 1024: rescale the input",
+   emit={"torch": "torch.exp2({0})", "jax": "jnp.exp2({0})"})
+op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), lambda g, o, a: -0.5 * g * o * o * o,
+   reads="o", call="unary", hint="rsqrt(x) needs x > 0: add a small epsilon",
+   domain=_NEEDS_POSITIVE, emit={"torch": "torch.rsqrt({0})", "jax": "jax.lax.rsqrt({0})"})
+op("sinc", "SincBackward0", np.sinc, sinc_vjp, call="unary",
+   emit={"torch": "torch.sinc({0})", "jax": "jnp.sinc({0})"})
+op("logit", "LogitBackward0", lambda a: np.log(a / (1 - a)), logit_vjp, reads="i",
+   call="unary", hint="logit(x) needs 0 < x < 1: clamp x into [eps, 1 - eps]", domain=(0.1, 0.9),
+   emit={"torch": "torch.logit({0})", "jax": "jax.scipy.special.logit({0})"})
+
+# rounding: slope 0 (PyTorch's zeros_like: no input kept), jumps where the value does
+for _name, _fn, _at in (("floor", np.floor, at_integer), ("ceil", np.ceil, at_integer),
+                        ("round", np.rint, at_half), ("trunc", np.trunc, at_integer)):
+    op(_name, _name.capitalize() + "Backward0", _fn, lambda g, o, a: g * 0, saves=False,
+       reads="", call="unary", domain=(0.1, 0.4),
+       kink=(_at, f"{_name} jumps here: PyTorch takes the slope 0"),
+       emit={"torch": f"torch.{_name}({{0}})", "jax": f"jnp.{_name}({{0}})"})
+op("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda g, o, a: g, saves=False, reads="",
+   call="unary", domain=(0.1, 0.9), kink=(at_integer, "frac jumps here: PyTorch takes the slope 1"),
+   emit={"torch": "torch.frac({0})", "jax": "({0} - jnp.trunc({0}))"})
+
+# --- activations (torch.nn.functional's; PyTorch's own grad_fn names: relu6 is a hardtanh) ---
+_F = "torch.nn.functional."
+# JAX's value, with PyTorch's float32 slope (SIXTH_F32) as its gradient
+_JAX_HARDSIGMOID = ("(lambda v: jax.lax.stop_gradient(jax.nn.hard_sigmoid(v)) + (jax.nn.relu6(v + 3) "
+                    f"- jax.lax.stop_gradient(jax.nn.relu6(v + 3))) * {SIXTH_F32!r})({{0}})")
+op("silu", "SiluBackward0", silu, silu_vjp, reads="i", call="unary", method=False,
+   emit={"torch": _F + "silu({0})", "jax": "jax.nn.silu({0})"})
+op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=False,
+   emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"})
+op("softsign", "DivBackward0", lambda a: a / (np.abs(a) + 1),
+   lambda g, o, a: g / np.square(np.abs(a) + 1), reads="i", call="unary", method=False,
+   emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"})
+op("relu6", "HardtanhBackward0", lambda a: np.minimum(np.maximum(a, 0), 6),
+   lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
+   kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
+   emit={"torch": _F + "relu6({0})", "jax": "jax.nn.relu6({0})"})
+op("hardtanh", "HardtanhBackward0", lambda a: np.minimum(np.maximum(a, -1), 1),
+   lambda g, o, a: g * ((a > -1) & (a < 1)), reads="i", call="unary", method=False,
+   kink=(at(-1, 1), "at -1 and 1 PyTorch takes the slope 0"), domain=_UNIT,
+   emit={"torch": _F + "hardtanh({0})", "jax": "jax.nn.hard_tanh({0})"})
+op("hardsigmoid", "HardsigmoidBackward0", lambda a: np.minimum(np.maximum(a + 3, 0), 6) / 6,
+   lambda g, o, a: np.where((a > -3) & (a < 3), g * SIXTH_F32, 0.0), reads="i", call="unary",
+   method=False, kink=(at(-3, 3), "at -3 and 3 PyTorch takes the slope 0"), domain=(-2.5, 2.5),
+   emit={"torch": _F + "hardsigmoid({0})", "jax": _JAX_HARDSIGMOID})
+op("hardswish", "HardswishBackward0", lambda a: a * np.minimum(np.maximum(a + 3, 0), 6) / 6,
+   hardswish_vjp, reads="i", call="unary", method=False, domain=(-2.5, 2.5),
+   kink=(at(-3, 3), "PyTorch takes the slope 0 at -3 (the left one) and 1 at 3 (the right one)"),
+   emit={"torch": _F + "hardswish({0})", "jax": "jax.nn.hard_swish({0})"})
+op("tanhshrink", "SubBackward0", lambda a: a - np.tanh(a),
+   lambda g, o, a: g * np.square(np.tanh(a)), reads="i", call="unary", method=False,
+   emit={"torch": _F + "tanhshrink({0})", "jax": "({0} - jnp.tanh({0}))"})
+op("logsigmoid", "LogSigmoidBackward0", logsigmoid, logsigmoid_vjp, reads="i", call="unary",
+   method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"})
+op("elu", "EluBackward0", elu, elu_vjp, reads="i", call="unary", method=False,
+   emit={"torch": _F + "elu({0})", "jax": "jax.nn.elu({0})"})
+op("celu", "CeluBackward0", elu, elu_vjp, reads="i", call="unary", method=False,
+   emit={"torch": "torch.celu({0})", "jax": "jax.nn.celu({0})"})
+op("selu", "EluBackward0", lambda a: elu(a, SELU_ALPHA, SELU_SCALE),
+   lambda g, o, a: elu_vjp(g, o, a, SELU_ALPHA, SELU_SCALE), reads="i", call="unary",
+   method=False, kink=(at(0), "at 0 PyTorch takes the left slope, scale * alpha = 1.758"),
+   emit={"torch": "torch.selu({0})", "jax": "jax.nn.selu({0})"})
+op("gelu", "GeluBackward0", gelu, gelu_vjp, call="unary", method=False,
+   emit={"torch": _F + "gelu({0})", "jax": "jax.nn.gelu({0}, approximate=False)"})
+op("leaky_relu", "LeakyReluBackward0", lambda a: np.where(a > 0, a, a * 0.01),
+   lambda g, o, a: np.where(a > 0, g, g * 0.01), reads="i", call="unary", method=False,
+   kink=(at_zero, "at 0 PyTorch takes the slope 0.01 (the left one)"),
+   emit={"torch": _F + "leaky_relu({0})", "jax": "jax.nn.leaky_relu({0}, 0.01)"})
+
+# --- binary functions of two tensors ------------------------------------------------------
+op("hypot", "HypotBackward0", np.hypot, lambda g, o, a, b: g * a / o,
+   lambda g, o, a, b: g * b / o, call="binary",
+   hint="hypot is not differentiable at (0, 0): its gradient there is 0/0",
+   emit={"torch": emit_tensors_only("hypot"), "jax": emit_tensors_only("hypot")})
+op("atan2", "Atan2Backward0", np.arctan2, lambda g, o, a, b: atan2_vjp(g, o, a, b, first=True),
+   lambda g, o, a, b: atan2_vjp(g, o, a, b, first=False), reads="i", call="binary",
+   names=("arctan2",), kink=(at_origin, "at (0, 0) PyTorch takes both slopes 0"),
+   domain=(0.25, 2.0),
+   emit={"torch": emit_tensors_only("atan2"), "jax": emit_tensors_only("arctan2")})
+op("fmod", "FmodBackward1", np.fmod, lambda g, o, a, b: g,
+   lambda g, o, a, b: -g * np.trunc(a / b), reads="i", call="binary", domain=(0.5, 2.0),
+   kink=(at_integer_ratio, "fmod jumps where x/y is an integer: PyTorch takes the slopes 1 "
+                           "and -trunc(x/y)"),
+   emit={"torch": "torch.fmod({0}, {1})", "jax": "jnp.fmod({0}, {1})"})
+op("remainder", "RemainderBackward1", np.remainder, lambda g, o, a, b: g,
+   lambda g, o, a, b: -g * floor_div(a, b), reads="i", call="binary", domain=(0.5, 2.0),
+   kink=(at_integer_ratio, "remainder jumps where x/y is an integer: PyTorch takes the "
+                           "slopes 1 and -floor(x/y)"),
+   emit={"torch": "torch.remainder({0}, {1})", "jax": "jnp.remainder({0}, {1})"})
 
 # --- reductions (dim=None reduces everything) ---------------------------------------------
 op("sum", "SumBackward0", lambda a, dim=None: np.sum(a, axis=dim),
