@@ -144,6 +144,34 @@ def test_grad_fn_names_match_pytorch(name):
     assert ours == theirs[0] if g.output.op == name else ours in theirs, (name, theirs)
 
 
+KINK_CANDIDATES = (-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 6.0)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in OPS if OPS[n].kink and OPS[n].elementwise))
+def test_gradients_at_kinks_match_pytorch(name):
+    """Where the row says it has a kink, PyTorch's one-sided choice, by PyTorch's own numbers."""
+    torch = torch_or_skip()
+    where = OPS[name].kink[0]
+    _, values = traced(name)
+    pairs = [(v,) for v in KINK_CANDIDATES] if len(values) == 1 else \
+        [(v, w) for v in KINK_CANDIDATES for w in KINK_CANDIDATES]
+    seen = 0
+    for pair in pairs:
+        if not np.asarray(where(*pair)).all():
+            continue
+        g = ddx.trace(OPS[name].example[0], **dict(zip(values, pair)))
+        if not np.isfinite(g.output.value).all():
+            continue
+        g.backward()
+        args = [torch.tensor(v, requires_grad=True) for v in pair]
+        _torch_function(g, torch)(*args).backward()
+        for var, x in zip(values, args):
+            np.testing.assert_allclose(g.grads[var], x.grad.numpy(), rtol=1e-12, atol=0,
+                                       equal_nan=True, err_msg=f"{name} d/d{var} at {pair}")
+        seen += 1
+    assert seen, f"{name}: no kink among the candidates"
+
+
 def _edge_points(name: str) -> list[dict]:
     """Points at the ends of the row's domain and at 0 and ±1, where the forward is defined."""
     row = OPS[name]
