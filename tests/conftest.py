@@ -58,3 +58,14 @@ def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
         flat[i] = old
         grad.reshape(-1)[i] = (up - down) / (2 * h)
     return grad
+
+
+def session_run(text: str) -> list[str]:
+    """Run a script; stdout lines, and each error's first line in its place."""
+    from ddx.app.session import Session
+
+    lines: list[str] = []
+    session = Session(lines.append, lambda t: lines.append(t.splitlines()[0])
+                      if t.startswith("error") else None)
+    session.run_script(text)
+    return lines

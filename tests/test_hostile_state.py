@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import session_run
 
 from ddx import limits
 from ddx.app.session import Session, chunks
@@ -56,15 +57,6 @@ def test_blank_lines_inside_a_block_are_skipped_in_one_step():
 
 
 # --- a statement completes or changes nothing -------------------------------------------------
-
-def session_run(text: str) -> list[str]:
-    """Run a script; stdout lines, and each error's first line in its place."""
-    lines: list[str] = []
-    session = Session(lines.append, lambda t: lines.append(t.splitlines()[0])
-                      if t.startswith("error") else None)
-    session.run_script(text)
-    return lines
-
 
 def test_a_leaf_never_shares_memory_with_a_cached_literal():
     out = session_run("x = 2.0\nwith no_grad: x.zero_()\nx\nx = 2.0\nx\ny = 2.0\ny")

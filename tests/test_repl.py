@@ -11,21 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import torch_or_skip
+from conftest import session_run, torch_or_skip
 
 from ddx.app.session import Session, chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "examples" / "seed.ddx"
-
-
-def session_run(text: str) -> list[str]:
-    """Run a script; stdout lines, with each error's first line in its place."""
-    lines: list[str] = []
-    session = Session(lines.append, lambda t: lines.append(t.splitlines()[0])
-                      if t.startswith("error") else None)
-    session.run_script(text)
-    return lines
 
 
 def test_tensor_defaults_and_repr():
