@@ -177,3 +177,12 @@ def test_an_integer_too_large_for_a_float_is_a_syntax_error(run):
     assert lines[2].index("^") == len("  x * ")  # the caret points at the literal
     code, out, _ = run("x * 1e400", "x=1", "--json")  # a float literal is inf, as in Python
     assert code == 0 and json.loads(out)["value"] == "inf"
+
+
+def test_help_names_every_size_limit(run):
+    from ddx.limits import LIMITS
+
+    code, out, _ = run("--help")
+    assert code == 0
+    for name, (default, _, _) in LIMITS.items():
+        assert f"{name}={default:,}" in out

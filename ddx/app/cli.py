@@ -8,6 +8,7 @@ import click
 
 from .. import __version__
 from ..errors import DdxUsageError, hessian_needs_scalar
+from ..limits import LIMITS
 from .cli_io import open_bytes, read_text, stdout_console, write_out
 from .cli_support import (
     DefaultGroup,
@@ -30,6 +31,9 @@ Examples:
   ddx run lesson.ddx                    run a REPL script
   ddx batch jobs.txt                    one job per line, JSON Lines out
 """
+# the size limits, each raised by its environment variable (ddx/limits.py)
+EXAMPLES += "\n\b\nLimits (raise one with its environment variable):\n" + "\n".join(
+    f"  {name}={default:,}  {what}" for name, (default, _, what) in LIMITS.items())
 
 
 @click.group("ddx", cls=DefaultGroup, epilog=EXAMPLES,
