@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -290,3 +291,26 @@ def test_replayed_jobs_are_identical_to_fresh_runs():
     assert kinds.count("str") == sum(12 if lean else 10 for *_, lean in templates) + 1
     assert replayed == fresh
     assert json.loads(replayed[-1])["warnings"] and json.loads(replayed[-1])["value"] == "-inf"
+
+
+def test_a_huge_line_is_never_held_whole():
+    """job_lines reads at most MAX_LINE + 1 bytes of a line at a time (issue 18: a 2 GiB line
+    reached 4 GiB before the length check); the next line still runs."""
+    from ddx.app.jobs import MAX_LINE, job_lines
+
+    class Stream(io.BytesIO):
+        asked: list = []
+
+        def readline(self, size=-1):
+            assert 0 < size <= MAX_LINE + 1 or size == 1 << 20, size
+            got = super().readline(size)
+            self.asked.append(len(got))
+            return got
+
+    huge = b"1+" * (2 * MAX_LINE) + b"1\n"
+    stream = Stream(b'"x" x=1\n' + huge + b'"2*x" x=3\n')
+    lines = list(job_lines(stream))
+    assert [n for n, _ in lines] == [1, 2, 3]
+    assert str(lines[1][1]) == f"line too long ({len(huge)} bytes; the limit is {MAX_LINE})"
+    assert lines[2][1] == '"2*x" x=3\n'
+    assert max(stream.asked) <= MAX_LINE + 1

@@ -175,10 +175,25 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
 
 
 def job_lines(stream: IO[bytes]) -> Iterable[tuple[int, str | DdxError]]:
-    """(line number, text) for every job line; undecodable or huge lines become errors."""
-    for number, raw in enumerate(stream, 1):
+    """(line number, text) for every job line; undecodable or huge lines become errors.
+
+    A line is read at most MAX_LINE + 1 bytes at a time, so a huge one is never held whole:
+    the rest of it is read past in blocks and only counted."""
+    readline = stream.readline
+    number = 0
+    while True:
+        raw = readline(MAX_LINE + 1)
+        if not raw:
+            return
+        number += 1
         if len(raw) > MAX_LINE:
-            yield number, DdxUsageError(f"line too long ({len(raw)} bytes; the limit is "
+            size = len(raw)
+            while not raw.endswith(b"\n"):
+                raw = readline(1 << 20)
+                if not raw:
+                    break
+                size += len(raw)
+            yield number, DdxUsageError(f"line too long ({size} bytes; the limit is "
                                         f"{MAX_LINE})")
             continue
         try:
