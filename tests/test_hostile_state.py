@@ -304,3 +304,14 @@ def test_a_mutation_then_a_failure_changes_nothing(mutation, failure):
     assert _state(session) == before
     assert session.run(mutation) is True  # and the same statement alone does change something
     assert _state(session) != before
+
+
+def test_a_broadcast_that_would_make_too_many_elements_is_refused(run, monkeypatch):
+    from ddx import limits
+
+    monkeypatch.setitem(limits._VALUES, "DDX_MAX_ELEMENTS", 1000)
+    out = session_run("a = ones(100)\nb = ones(100, 1)\nc = a + b\nprint(1)\nd = a + a\nd.shape")
+    assert out == ["error: '+' of shapes [100] and [100, 1]: 10,000 elements, over the limit of "
+                   "1,000 (DDX_MAX_ELEMENTS)", "1", "torch.Size([100])"]
+    code, _, err = run("x + y", "x=" + str([1.0] * 100), "y=" + str([[1.0]] * 100), "--json")
+    assert code == 1 and "10,000 elements, over the limit of 1,000 (DDX_MAX_ELEMENTS)" in err

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import DdxShapeError, DdxTypeError, DdxValueError
 from ..fmt import number as fmt_number
 from ..lang.lowering import BINARY
+from ..limits import check_elements
 from ..lang.tree import Ast
 from .tensor import Tensor
 from .values import fold_numbers, type_name, weak
@@ -39,6 +40,11 @@ class Arithmetic:
                     f"non-singleton dimension {i}",
                     start=node.pos, end=node.pos + len(node.value),
                     hint=f"'{node.value}' got shapes {list(sa)} and {list(sb)}")
+        size = 1
+        for x, y in zip(pa, pb):  # a broadcast can make more than either input holds
+            size *= max(x, y)
+        if size > a.value.size and size > b.value.size:
+            check_elements(size, f"'{node.value}' of shapes {list(sa)} and {list(sb)}")
 
     def binary(self, node: Ast, a: Any, b: Any) -> Tensor:
         sym = node.value

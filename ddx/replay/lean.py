@@ -24,6 +24,7 @@ from ..graph.program import compile_expr
 from ..graph.tensor import label_of
 from ..graph.values import CONSTANTS, fold_numbers
 from ..lang.lowering import BINARY
+from ..limits import limit
 from ..lang.parser import Unexpected, lex, parse_tokens, tables
 from ..lang.syntax import CACHE
 from ..lang.tree import Program
@@ -227,6 +228,8 @@ class LeanBuilder:
                     shape = np.broadcast_shapes(sa, sb)
                 except ValueError:
                     raise _Decline from None
+                if math.prod(shape) > limit("DDX_MAX_ELEMENTS"):
+                    raise _Decline  # (the ordinary path says which limit)
         # the op (the one lowering's choice), its kw, its node input, and its second input:
         # a node, a plain number (Template keeps those apart, at negative indexes) or none
         plan = BINARY.get((sym, wa, wb))
