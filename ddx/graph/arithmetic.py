@@ -8,8 +8,8 @@ from typing import Any
 from ..errors import DdxShapeError, DdxTypeError, DdxValueError
 from ..fmt import number as fmt_number
 from ..lang.lowering import BINARY
-from ..limits import check_elements
 from ..lang.tree import Ast
+from ..limits import check_elements
 from .tensor import Tensor
 from .values import fold_numbers, type_name, weak
 

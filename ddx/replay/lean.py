@@ -24,10 +24,10 @@ from ..graph.program import compile_expr
 from ..graph.tensor import label_of
 from ..graph.values import CONSTANTS, fold_numbers
 from ..lang.lowering import BINARY
-from ..limits import limit
 from ..lang.parser import Unexpected, lex, parse_tokens, tables
 from ..lang.syntax import CACHE
 from ..lang.tree import Program
+from ..limits import limit
 from ..ops import CALLS, OPS
 from .lean_template import build_template
 from .template import Template
