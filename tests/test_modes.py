@@ -240,3 +240,18 @@ def test_a_rule_that_calls_an_undifferentiated_function_gets_a_worded_hessian_er
         assert run("clipped(x)", "x=0.5", "--json")[0] == 0  # every other mode works
     finally:
         unregister("clipped")
+
+
+def test_row_parameters_by_position_or_name_as_pytorch(run_json, run):
+    assert run_json("leaky_relu(x, 0.2)", "x=-0.5")[1]["gradients"] == {"x": 0.2}
+    assert run_json("leaky_relu(x, negative_slope=0.2)", "x=-0.5")[1]["value"] == -0.1
+    assert run_json("leaky_relu(x)", "x=-0.5")[1]["gradients"] == {"x": 0.01}
+    assert run_json("hardtanh(x, max_val=0.25)", "x=0.5")[1]["value"] == 0.25
+    code, _, err = run("leaky_relu(x, slope=1)", "x=1")
+    assert code == 1 and "leaky_relu() got an unexpected keyword argument 'slope'" in err
+    code, _, err = run("leaky_relu(x, 1, 2)", "x=1")
+    assert code == 1 and "leaky_relu() takes at most 2 arguments (3 given)" in err
+    code, _, err = run("leaky_relu(x, 0.1, negative_slope=0.2)", "x=1")
+    assert code == 1 and "got multiple values for argument 'negative_slope'" in err
+    code, _, err = run("leaky_relu(x, x)", "x=1")
+    assert code == 1 and "negative_slope must be a number" in err

@@ -310,7 +310,10 @@ def _join(e, parts: list[str]) -> str:
     op_name, args, kw = e
     row = OPS[op_name]
     if row.text is None:
-        return f"{row.name}({', '.join(parts)})"
+        if any(not isinstance(v, (int, float)) for v in kw.values()):
+            raise Unsupported(f"{row.name}'s arguments")
+        named = [f"{k}={_num_text(float(v))}" for k, v in kw.items()]
+        return f"{row.name}({', '.join(parts + named)})"
     mine = row.prec
     wrapped = []
     for k, (a, part) in enumerate(zip(args, parts)):

@@ -37,15 +37,48 @@ def _as_tensor(ev: Evaluating, node: Ast, value: Any) -> Tensor:
 
 
 def _unary(name: str):
+    params = tuple(OPS[name].params)
+
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+        if params and (len(args) > 1 or kw):
+            return ev.op(name, node, [_unary_input(ev, node, args[0])],
+                         _params(ev, node, args[1:], kw, params))
         check_arity(node, args, 1, kw)
-        a = _as_tensor(ev, node, args[0])
-        if a.weak:
-            a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "f"
-                                  else a.value.dtype), weak=True)
-            a.const = True
-        return ev.op(name, node, [a])
+        return ev.op(name, node, [_unary_input(ev, node, args[0])])
     return call
+
+
+def _unary_input(ev: Evaluating, node: Ast, value: Any) -> Tensor:
+    a = _as_tensor(ev, node, value)
+    if a.weak:
+        a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "f"
+                              else a.value.dtype), weak=True)
+        a.const = True
+    return a
+
+
+def _params(ev: Evaluating, node: Ast, extra: list, kw: dict, params: tuple) -> dict:
+    """A row's keyword parameters (Op.params), given by position after the tensor or by name,
+    as plain numbers; the ones not given are left to the kernel's defaults."""
+    if len(extra) > len(params):
+        raise DdxTypeError(f"{node.value}() takes at most {len(params) + 1} arguments "
+                           f"({len(extra) + 1} given)", start=node.pos, end=node.end)
+    given = dict(zip(params, extra))
+    for key, (value, pos) in kw.items():
+        if key not in params:
+            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{key}'",
+                               start=pos, end=pos + len(key))
+        if key in given:
+            raise DdxTypeError(f"{node.value}() got multiple values for argument '{key}'",
+                               start=pos, end=pos + len(key))
+        given[key] = value
+    out = {}
+    for key, value in given.items():
+        if not (isinstance(value, Tensor) and value.weak):
+            raise DdxTypeError(f"{node.value}(): {key} must be a number, got {type_name(value)}",
+                               start=node.pos, end=node.end)
+        out[key] = float(value.value.item())
+    return out
 
 
 def _dim(ev: Evaluating, node: Ast, a: Tensor, args: list, kw: dict) -> int | None:

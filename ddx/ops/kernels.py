@@ -133,6 +133,17 @@ def elu_vjp(g, out, a, alpha=1.0, scale=1.0):
     return np.where(a > 0, g * scale, g * (alpha * scale) * np.exp(np.where(a < 0, a, 0.0)))
 
 
+def celu(a, alpha=1.0):
+    """celu(x, alpha) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return elu(a) if alpha == 1 else np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0) / alpha))
+
+
+def celu_vjp(g, out, a, alpha=1.0):
+    if alpha == 1:
+        return elu_vjp(g, out, a)
+    return np.where(a > 0, g, g * np.exp(np.where(a < 0, a, 0.0) / alpha))
+
+
 def gelu(a):
     return a * 0.5 * (1 + erf(a * SQRT1_2))
 
@@ -330,21 +341,21 @@ def reduction_emit(torch_name: str, jax_name: str) -> dict:
     return {"torch": f"{torch_name}({{0}}{{tail}})", "jax": f"{jax_name}({{0}}{{tail}})"}
 
 
-def at_zero(a, *rest):
+def at_zero(a, *rest, **params):
     return np.asarray(a) == 0
 
 
 def at(*points):
     """A kink test: where the input is one of these points."""
-    return lambda a, *rest: np.isin(np.asarray(a), points)
+    return lambda a, *rest, **params: np.isin(np.asarray(a), points)
 
 
-def at_integer(a, *rest):
+def at_integer(a, *rest, **params):
     a = np.asarray(a)
     return a == np.floor(a)
 
 
-def at_half(a, *rest):
+def at_half(a, *rest, **params):
     a = np.asarray(a)
     return a - np.floor(a) == 0.5
 
@@ -361,6 +372,11 @@ def at_origin(a, b):
 
 def at_tie(a, b):
     return np.asarray(a) == np.asarray(b)
+
+
+def at_ends(a, min_val=-1.0, max_val=1.0):
+    """hardtanh's kinks: its two ends, wherever the parameters put them."""
+    return np.isin(np.asarray(a), (min_val, max_val))
 
 
 def at_reduced_tie(a, dim=None):

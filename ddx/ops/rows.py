@@ -7,6 +7,7 @@ import numpy as np
 
 from .kernels import (
     at,
+    at_ends,
     at_half,
     at_integer,
     at_integer_ratio,
@@ -16,6 +17,8 @@ from .kernels import (
     at_zero,
     atan2_vjp,
     bilinear,
+    celu,
+    celu_vjp,
     elu,
     elu_vjp,
     emit_extreme,
@@ -228,10 +231,14 @@ op("relu6", "HardtanhBackward0", lambda a: np.minimum(np.maximum(a, 0), 6),
    lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
    kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
    emit={"torch": _F + "relu6({0})", "jax": "jax.nn.relu6({0})"})
-op("hardtanh", "HardtanhBackward0", lambda a: np.minimum(np.maximum(a, -1), 1),
-   lambda g, o, a: g * ((a > -1) & (a < 1)), reads="i", call="unary", method=False,
-   kink=(at(-1, 1), "at -1 and 1 PyTorch takes the slope 0"), domain=_UNIT,
-   emit={"torch": _F + "hardtanh({0})", "jax": "jax.nn.hard_tanh({0})"})
+op("hardtanh", "HardtanhBackward0",
+   lambda a, min_val=-1.0, max_val=1.0: np.minimum(np.maximum(a, min_val), max_val),
+   lambda g, o, a, min_val=-1.0, max_val=1.0: g * ((a > min_val) & (a < max_val)), reads="i",
+   call="unary", method=False, params={"min_val": -1.0, "max_val": 1.0},
+   kink=(at_ends, "at min_val and max_val PyTorch takes the slope 0"), domain=_UNIT,
+   emit={"torch": _F + "hardtanh({0}, {min_val!r}, {max_val!r})",
+         "jax": "jnp.clip({0}, {min_val!r}, {max_val!r})"},
+   example=("hardtanh(x, -0.5, max_val=0.75)", {}))
 op("hardsigmoid", "HardsigmoidBackward0", lambda a: np.minimum(np.maximum(a + 3, 0), 6) / 6,
    lambda g, o, a: np.where((a > -3) & (a < 3), g * SIXTH_F32, 0.0), reads="i", call="unary",
    method=False, kink=(at(-3, 3), "at -3 and 3 PyTorch takes the slope 0"), domain=(-2.5, 2.5),
@@ -246,19 +253,27 @@ op("tanhshrink", "SubBackward0", lambda a: a - np.tanh(a),
 op("logsigmoid", "LogSigmoidBackward0", logsigmoid, logsigmoid_vjp, reads="i", call="unary",
    method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"})
 op("elu", "EluBackward0", elu, elu_vjp, reads="i", call="unary", method=False,
-   emit={"torch": _F + "elu({0})", "jax": "jax.nn.elu({0})"})
-op("celu", "CeluBackward0", elu, elu_vjp, reads="i", call="unary", method=False,
-   emit={"torch": "torch.celu({0})", "jax": "jax.nn.celu({0})"})
+   params={"alpha": 1.0}, emit={"torch": _F + "elu({0}, {alpha!r})",
+                                "jax": "jax.nn.elu({0}, {alpha!r})"},
+   example=("elu(x, alpha=1.5)", {}))
+op("celu", "CeluBackward0", celu, celu_vjp, reads="i", call="unary", method=False,
+   params={"alpha": 1.0}, emit={"torch": "torch.celu({0}, {alpha!r})",
+                                "jax": "jax.nn.celu({0}, {alpha!r})"},
+   example=("celu(x, 0.5)", {}))
 op("selu", "EluBackward0", lambda a: elu(a, SELU_ALPHA, SELU_SCALE),
    lambda g, o, a: elu_vjp(g, o, a, SELU_ALPHA, SELU_SCALE), reads="i", call="unary",
    method=False, kink=(at(0), "at 0 PyTorch takes the left slope, scale * alpha = 1.758"),
    emit={"torch": "torch.selu({0})", "jax": "jax.nn.selu({0})"})
 op("gelu", "GeluBackward0", gelu, gelu_vjp, call="unary", method=False,
    emit={"torch": _F + "gelu({0})", "jax": "jax.nn.gelu({0}, approximate=False)"})
-op("leaky_relu", "LeakyReluBackward0", lambda a: np.where(a > 0, a, a * 0.01),
-   lambda g, o, a: np.where(a > 0, g, g * 0.01), reads="i", call="unary", method=False,
-   kink=(at_zero, "at 0 PyTorch takes the slope 0.01 (the left one)"),
-   emit={"torch": _F + "leaky_relu({0})", "jax": "jax.nn.leaky_relu({0}, 0.01)"})
+op("leaky_relu", "LeakyReluBackward0",
+   lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
+   lambda g, o, a, negative_slope=0.01: np.where(a > 0, g, g * negative_slope), reads="i",
+   call="unary", method=False, params={"negative_slope": 0.01},
+   kink=(at_zero, "at 0 PyTorch takes the slope negative_slope (the left one)"),
+   emit={"torch": _F + "leaky_relu({0}, {negative_slope!r})",
+         "jax": "jax.nn.leaky_relu({0}, {negative_slope!r})"},
+   example=("leaky_relu(x, negative_slope=0.2)", {}))
 
 # --- binary functions of two tensors ------------------------------------------------------
 op("hypot", "HypotBackward0", np.hypot, lambda g, o, a, b: g * a / o,

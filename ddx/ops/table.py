@@ -16,7 +16,7 @@ class Op:
 
     __slots__ = ("name", "grad_fn", "fn", "vjp", "jvp", "saves", "elementwise", "reads", "into",
                  "vjp_into", "call", "names", "variants", "shown", "symbol", "text", "prec",
-                 "emit", "hint", "kink", "domain", "dtype", "example", "method")
+                 "emit", "hint", "kink", "domain", "dtype", "example", "method", "params")
 
     def __init__(self, name: str, grad_fn: str, fn: Callable, vjp: tuple[Callable, ...],
                  jvp: Callable | None = None, saves: bool = True, elementwise: bool = True,
@@ -51,6 +51,9 @@ class Op:
         self.domain: tuple = (-2.0, 2.0)  # where it is smooth: random points for tests
         self.dtype = "same"  # result dtype: "same" (the inputs' float dtype) or a numpy name
         self.example: tuple = ("", {})  # (source using x, y, shapes) for the table's tests
+        # keyword parameters after the tensor(s), in PyTorch's order, with their defaults:
+        # passed to the forward and the rules as keyword arguments (leaky_relu's negative_slope)
+        self.params: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -80,7 +83,7 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
        shown: str | None = None, symbol: str | None = None, text: str | None = None,
        prec: int = 9, emit: dict | None = None, hint: str | None = None,
        kink: tuple | None = None, domain: tuple = (-2.0, 2.0), dtype: str = "same",
-       example: tuple | None = None) -> Op:
+       example: tuple | None = None, params: dict | None = None) -> Op:
     """Register one row (a later row of the same name replaces it everywhere)."""
     if into is None and isinstance(fn, np.ufunc):
         into = fn
@@ -99,6 +102,7 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
     row.kink = kink
     row.domain = domain
     row.dtype = dtype
+    row.params = params or {}
     if example is None:
         arity = len(vjp)
         args = ", ".join("xy"[i] for i in range(arity))

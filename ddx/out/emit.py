@@ -34,7 +34,7 @@ def _expr(t: Tensor, args: list[str], lib: str) -> str:
         raise DdxUsageError(f"--emit {lib}: ddx does not know how {lib} writes {row.name}")
     if callable(form):
         return form(args, t, lib)
-    fields = dict(t.kw)
+    fields = {**row.params, **t.kw}  # (a parameter not given has its default)
     dim = fields.get("dim")
     fields["tail"] = "" if dim is None else f", {'dim' if lib == 'torch' else 'axis'}={dim}"
     if "key" in fields:
