@@ -186,3 +186,34 @@ def test_help_names_every_size_limit(run):
     assert code == 0
     for name, (default, _, _) in LIMITS.items():
         assert f"{name}={default:,}" in out
+
+
+def test_one_liners_and_batch_start_one_openblas_thread_unless_the_user_chose():
+    from ddx.app.cli_support import one_blas_thread
+
+    env: dict = {}
+    assert one_blas_thread(env, {}) and env == {"OPENBLAS_NUM_THREADS": "1"}
+    env = {"OPENBLAS_NUM_THREADS": "4"}
+    assert not one_blas_thread(env, {}) and env == {"OPENBLAS_NUM_THREADS": "4"}
+    env = {}
+    assert not one_blas_thread(env, {"numpy": object()}) and env == {}  # too late to matter
+
+
+def test_the_one_liner_process_runs_numpy_with_one_blas_thread(tmp_path):
+    """The real process: numpy is imported with OPENBLAS_NUM_THREADS=1 set (which is what
+    OpenBLAS reads when it starts), and a user's own value is kept."""
+    probe = tmp_path / "sitecustomize.py"  # runs at start-up, before ddx: reports at exit
+    probe.write_text("import atexit, os, sys\n"
+                     "def _report():\n"
+                     "    if 'numpy' in sys.modules:\n"
+                     "        sys.stderr.write('BLAS=' + os.environ.get('OPENBLAS_NUM_THREADS', '-'))\n"
+                     "atexit.register(_report)\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-m", "ddx", "x*2", "x=1", "--json"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr.endswith("BLAS=1")
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    done = subprocess.run([sys.executable, "-m", "ddx", "x*2", "x=1", "--json"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr.endswith("BLAS=2")

@@ -15,6 +15,7 @@ from .cli_support import (
     EvalCommand,
     binding,
     guarded,
+    one_blas_thread,
     pipe_gone,
     split_bindings,
     stderr_line,
@@ -80,6 +81,7 @@ def main() -> None:
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
              graph_file, emit, as_json, dtype, no_color, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
+    one_blas_thread()
     expr, bindings = split_bindings(args)
     if graph_file is not None:  # a path that can't be written is refused before the work
         from ..out.outfile import check
@@ -185,6 +187,7 @@ def _session_writers():
 @guarded
 def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_color, debug):
     """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
+    one_blas_thread()
     from ..out.outfile import Output
     from ..textsafe import safe_text
     from . import batch
