@@ -42,13 +42,18 @@ def pow_exp_vjp(g, out, a, b):
     return np.where((a == 0) & (b >= 0), 0.0, g * out * np.log(a))
 
 
-def softplus(a):
-    return np.where(a > 20, a, np.log1p(np.exp(np.minimum(a, 20))))
+def softplus(a, beta=1.0, threshold=20.0):
+    """PyTorch's: log1p(exp(beta * x)) / beta, and x itself where beta * x > threshold."""
+    if beta == 1:
+        return np.where(a > threshold, a, np.log1p(np.exp(np.minimum(a, threshold))))
+    ax = a * beta
+    return np.where(ax > threshold, a, np.log1p(np.exp(np.minimum(ax, threshold))) / beta)
 
 
-def softplus_vjp(g, out, a):
-    z = np.exp(np.minimum(a, 20))
-    return np.where(a > 20, g, g * z / (z + 1))
+def softplus_vjp(g, out, a, beta=1.0, threshold=20.0):
+    ax = a if beta == 1 else a * beta
+    z = np.exp(np.minimum(ax, threshold))
+    return np.where(ax > threshold, g, g * z / (z + 1))
 
 
 def sigmoid(a):

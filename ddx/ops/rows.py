@@ -184,7 +184,11 @@ op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o >
    call="unary", kink=(at_zero, "at 0 PyTorch takes the slope 0"),
    emit={"torch": "torch.relu({0})", "jax": "jax.nn.relu({0})"})
 op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="unary",
-   emit={"torch": "torch.nn.functional.softplus({0})", "jax": "jax.nn.softplus({0})"})
+   params={"beta": 1.0, "threshold": 20.0},
+   emit={"torch": "torch.nn.functional.softplus({0}, {beta!r}, {threshold!r})",
+         "jax": "jnp.where({0} * {beta!r} > {threshold!r}, {0}, "
+                "jax.nn.softplus({0} * {beta!r}) / {beta!r})"},
+   example=("softplus(x, beta=2, threshold=3)", {}))
 op("erf", "ErfBackward0", erf,
    lambda g, o, a: g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
    emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"})
