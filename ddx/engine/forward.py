@@ -30,19 +30,10 @@ def jvp_pass(order: list[Tensor], seeds: dict[int, np.ndarray]) -> tuple[dict, i
             continue
         if not t.requires_grad:
             continue
-        ts = [tangents.get(id(s)) for s in t.inputs]
-        if all(x is None for x in ts):
+        r = OPS[t.op].tangent([tangents.get(id(s)) for s in t.inputs], t.value, *_args(t),
+                              **t.kw)
+        if r is None:
             continue
-        op = OPS[t.op]
-        args = _args(t)
-        if op.jvp is not None:
-            r = op.jvp(ts, t.value, *args, **t.kw)
-        else:  # elementwise: the Jacobian is diagonal, so the VJP rule applied to t is the JVP
-            parts = [op.vjp[i](ti, t.value, *args, **t.kw) for i, ti in enumerate(ts)
-                     if ti is not None]
-            r = parts[0]
-            for p in parts[1:]:
-                r = r + p
         tangents[id(t)] = np.broadcast_to(np.asarray(r, dtype=t.value.dtype), t.value.shape)
         ops += 1
     return tangents, ops

@@ -26,21 +26,6 @@ def _t(x):
     return x.t if isinstance(x, Dual) else None
 
 
-def _tangent(row, ts: list, out, ps: list, kw: dict):
-    """The tangent of ``row``'s result: its JVP, or for an elementwise row (a diagonal
-    Jacobian) its VJP rules applied to the inputs' tangents. None: no input has one."""
-    if all(t is None for t in ts):
-        return None
-    if row.jvp is not None:
-        return row.jvp(ts, out, *ps, **kw)
-    total = None
-    for i, t in enumerate(ts):
-        if t is not None:
-            part = row.vjp[i](t, out, *ps, **kw)
-            total = part if total is None else total + part
-    return total
-
-
 class NoDerivative(TypeError):
     """A rule called a numpy function that no row of the op table differentiates."""
 
@@ -107,7 +92,7 @@ class Dual(NDArrayOperatorsMixin):
             row = UFUNCS.get(ufunc)  # the row whose forward this is: its rules differentiate it
             if row is None:
                 raise NoDerivative(f"numpy.{ufunc.__name__}")
-            tangent = _tangent(row, [_t(x) for x in inputs], out, ps, {})
+            tangent = row.tangent([_t(x) for x in inputs], out, *ps)
         return Dual(out, 0.0 if tangent is None else _p(tangent))
 
     def __array_function__(self, func, types, args, kwargs):
@@ -232,7 +217,7 @@ def gradient_at(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor],
         ps = [_p(a) for a in args]
         with np.errstate(all="ignore"):  # forward mode: the row's kernel on the primal values,
             out = np.asarray(row.fn(*ps, **t.kw))  # its JVP on the tangents
-            tangent = _tangent(row, [_t(a) for a in args], out, ps, t.kw)
+            tangent = row.tangent([_t(a) for a in args], out, *ps, **t.kw)
         values[id(t)] = out if tangent is None else Dual(out, _p(tangent))
     adjoint: dict[int, object] = {id(output): g0}
     for t in reversed(order):

@@ -62,6 +62,20 @@ class Op:
     def arity(self) -> int:
         return len(self.vjp)
 
+    def tangent(self, ts: list, out, *args, **kw):
+        """Forward mode for this row: its JVP, or for an elementwise row (a diagonal Jacobian)
+        its VJP rules applied to each input's tangent, summed. None: no input has one."""
+        if all(t is None for t in ts):
+            return None
+        if self.jvp is not None:
+            return self.jvp(ts, out, *args, **kw)
+        total = None
+        for i, t in enumerate(ts):
+            if t is not None:
+                part = self.vjp[i](t, out, *args, **kw)
+                total = part if total is None else total + part
+        return total
+
     def grad_fn_for(self, kw: dict | None) -> str:
         """The grad_fn name PyTorch gives this op for these keyword arguments."""
         if kw and self.variants:
