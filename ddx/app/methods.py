@@ -7,7 +7,7 @@ import numpy as np
 from ..engine import reverse
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
 from ..graph import record
-from ..graph.functions import check_arity
+from ..graph.args import check_arity
 from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
 from ..graph.values import truth, type_name

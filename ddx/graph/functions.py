@@ -3,82 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import numpy as np
 
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import CALLS, OPS
+from . import calls_create, calls_linalg, calls_reduce, calls_shape
+from .args import Evaluating, as_tensor, check_arity, params, unary_input
 from .tensor import Tensor
-from .values import type_name, weak
+from .values import weak
 
-# The Evaluator (ddx/graph/program.py) calls these with itself, for its dtype, op(), int_arg(),
-# binary() and check_broadcast(); typed Any, as program.py imports this module.
-Evaluating = Any
+CALL_MODULES = (calls_reduce, calls_linalg, calls_shape, calls_create)  # (their tables, below)
 
-
-def check_arity(node: Ast, args: list, n: int, kw: dict, allowed: tuple = ()) -> None:
-    if len(args) != n:
-        want = {1: "1 argument", 2: "2 arguments"}.get(n, f"{n} arguments")
-        raise DdxTypeError(f"{node.value}() takes {want} ({len(args)} given)",
-                           start=node.pos, end=node.end)
-    for name, (_, pos) in kw.items():
-        if name not in allowed:
-            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{name}'",
-                               start=pos, end=pos + len(name))
-
-
-def _as_tensor(ev: Evaluating, node: Ast, value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        return value
-    raise DdxTypeError(f"{node.value}() needs a tensor or a number, got {type_name(value)}",
-                       start=node.pos, end=node.end)
+__all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 
 
 def _unary(name: str):
-    params = tuple(OPS[name].params)
+    names = tuple(OPS[name].params)
 
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        if params and (len(args) > 1 or kw):
-            return ev.op(name, node, [_unary_input(ev, node, args[0])],
-                         _params(ev, node, args[1:], kw, params))
+        if names and (len(args) > 1 or kw):
+            return ev.op(name, node, [unary_input(ev, node, args[0])],
+                         params(ev, node, args[1:], kw, names))
         check_arity(node, args, 1, kw)
-        return ev.op(name, node, [_unary_input(ev, node, args[0])])
+        return ev.op(name, node, [unary_input(ev, node, args[0])])
     return call
-
-
-def _unary_input(ev: Evaluating, node: Ast, value: Any) -> Tensor:
-    a = _as_tensor(ev, node, value)
-    if a.weak:
-        a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "f"
-                              else a.value.dtype), weak=True)
-        a.const = True
-    return a
-
-
-def _params(ev: Evaluating, node: Ast, extra: list, kw: dict, params: tuple) -> dict:
-    """A row's keyword parameters (Op.params), given by position after the tensor or by name,
-    as plain numbers; the ones not given are left to the kernel's defaults."""
-    if len(extra) > len(params):
-        raise DdxTypeError(f"{node.value}() takes at most {len(params) + 1} arguments "
-                           f"({len(extra) + 1} given)", start=node.pos, end=node.end)
-    given = dict(zip(params, extra))
-    for key, (value, pos) in kw.items():
-        if key not in params:
-            raise DdxTypeError(f"{node.value}() got an unexpected keyword argument '{key}'",
-                               start=pos, end=pos + len(key))
-        if key in given:
-            raise DdxTypeError(f"{node.value}() got multiple values for argument '{key}'",
-                               start=pos, end=pos + len(key))
-        given[key] = value
-    out = {}
-    for key, value in given.items():
-        if not (isinstance(value, Tensor) and value.weak):
-            raise DdxTypeError(f"{node.value}(): {key} must be a number, got {type_name(value)}",
-                               start=node.pos, end=node.end)
-        out[key] = float(value.value.item())
-    return out
 
 
 def _dim(ev: Evaluating, node: Ast, a: Tensor, args: list, kw: dict) -> int | None:
@@ -106,7 +56,7 @@ def _reduction(name: str):
             if k != "dim":
                 raise DdxTypeError(f"{name}() got an unexpected keyword argument '{k}'",
                                    start=pos, end=pos + len(k))
-        a = _as_tensor(ev, node, args[0])
+        a = as_tensor(ev, node, args[0])
         if a.weak:
             a = Tensor(np.asarray(a.value, dtype=ev.dtype))
         dim = _dim(ev, node, a, args, kw)
@@ -122,7 +72,7 @@ def _reduction(name: str):
 def _binary_fn(name: str):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         check_arity(node, args, 2, kw)
-        a, b = (_as_tensor(ev, node, x) for x in args)
+        a, b = (as_tensor(ev, node, x) for x in args)
         if name == "pow":
             fake = Ast("bin", "^", (), (), start=node.start, end=node.end, pos=node.pos)
             return ev.binary(fake, a, b)
@@ -137,7 +87,7 @@ def _binary_fn(name: str):
 
 def _dot(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     check_arity(node, args, 2, kw)
-    a, b = (_as_tensor(ev, node, x) for x in args)
+    a, b = (as_tensor(ev, node, x) for x in args)
     if a.value.ndim != 1 or b.value.ndim != 1:
         raise DdxShapeError(f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
                             "tensors", start=node.pos, end=node.end)
@@ -151,17 +101,28 @@ def _dot(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 def _transpose(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     check_arity(node, args, 1, kw)
-    a = _as_tensor(ev, node, args[0])
+    a = as_tensor(ev, node, args[0])
     if a.value.ndim > 2:
         raise DdxShapeError(f"transpose() expects a tensor with <= 2 dimensions, but got "
                             f"{a.value.ndim}D", start=node.pos, end=node.end)
     return ev.op("transpose", node, [a])
 
 
-# How each kind of row (Op.call) is called by name; the rows themselves are in ddx/ops/rows.py.
-_CALL_KINDS: dict[str, Callable] = {"unary": _unary, "binary": _binary_fn,
-                                    "reduction": _reduction}
-_SPECIAL: dict[str, Callable] = {"dot": _dot, "transpose": _transpose}  # their shape checks
+# How each kind of row (Op.call) is called by name: kind -> (row name -> caller); the rows
+# themselves are in ddx/ops/. A module of callers (calls_*.py) may add kinds of its own.
+KINDS: dict[str, Callable] = {"unary": _unary, "binary": _binary_fn, "reduction": _reduction}
+# A row's own caller, where it checks more than its kind does (shapes, dims, options):
+# row name -> caller
+CALLERS: dict[str, Callable] = {"dot": _dot, "transpose": _transpose}
+# Functions that are not one row (cat, split, arange, where over several rows...): name -> caller.
+# The namespaces they live in are in NAMED_SPACES (default: torch and the Tensor method).
+NAMED: dict[str, Callable] = {}
+NAMED_SPACES: dict[str, tuple[str, ...]] = {}
+for _module in CALL_MODULES:
+    KINDS.update(getattr(_module, "KINDS", {}))
+    CALLERS.update(getattr(_module, "CALLERS", {}))
+    NAMED.update(getattr(_module, "NAMED", {}))
+    NAMED_SPACES.update(getattr(_module, "NAMED_SPACES", {}))
 
 
 class Functions(Mapping):
@@ -176,22 +137,25 @@ class Functions(Mapping):
         fn = self.extra.get(name)
         if fn is not None:
             return fn
-        row = CALLS[name]  # (KeyError: not a function)
+        row = CALLS.get(name)
+        if row is None:
+            return NAMED[name]  # (KeyError: not a function)
         made = self._made.get(id(row))
         if made is None or made[0] is not row:
-            caller = _SPECIAL.get(row.name) or _CALL_KINDS[row.call](row.name)
+            caller = CALLERS.get(row.name) or KINDS[row.call](row.name)
             made = self._made[id(row)] = (row, caller)
         return made[1]
 
     def __contains__(self, name: object) -> bool:
-        return name in self.extra or name in CALLS
+        return name in self.extra or name in CALLS or name in NAMED
 
     def __iter__(self):
         yield from self.extra
         yield from (name for name in CALLS if name not in self.extra)
+        yield from (name for name in NAMED if name not in self.extra and name not in CALLS)
 
     def __len__(self) -> int:
-        return len(set(self.extra) | set(CALLS))
+        return len(set(self.extra) | set(CALLS) | set(NAMED))
 
 
 FUNCTIONS = Functions()

@@ -74,7 +74,7 @@ def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: 
         value = np.asarray(value)
     if dtype is not None and value.dtype is not dtype and value.dtype != dtype:
         value = _result_dtype(op, value, inputs)
-    requires = requires and GRAD_MODE.enabled
+    requires = requires and GRAD_MODE.enabled and op.differentiable
     out = Tensor(value, requires, span=span, src=src,
                  weak=weak and value.ndim == 0 and not requires)
     out.const = const

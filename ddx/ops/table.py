@@ -16,7 +16,8 @@ class Op:
 
     __slots__ = ("name", "grad_fn", "fn", "vjp", "jvp", "saves", "elementwise", "reads", "into",
                  "vjp_into", "call", "names", "variants", "shown", "symbol", "text", "prec",
-                 "emit", "hint", "kink", "domain", "dtype", "example", "method", "params")
+                 "emit", "hint", "kink", "domain", "dtype", "example", "method", "params",
+                 "spaces", "differentiable")
 
     def __init__(self, name: str, grad_fn: str, fn: Callable, vjp: tuple[Callable, ...],
                  jvp: Callable | None = None, saves: bool = True, elementwise: bool = True,
@@ -54,6 +55,11 @@ class Op:
         # keyword parameters after the tensor(s), in PyTorch's order, with their defaults:
         # passed to the forward and the rules as keyword arguments (leaky_relu's negative_slope)
         self.params: dict[str, float] = {}
+        # where PyTorch has it besides the bare name: "torch" (torch.X), "Tensor" (x.X()),
+        # "F" (torch.nn.functional.X), "linalg" (torch.linalg.X), "special" (torch.special.X)
+        self.spaces: tuple[str, ...] = ("torch", "Tensor")
+        # False: its result never requires grad (comparisons, argmax): nothing to record
+        self.differentiable = True
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -97,7 +103,8 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
        shown: str | None = None, symbol: str | None = None, text: str | None = None,
        prec: int = 9, emit: dict | None = None, hint: str | None = None,
        kink: tuple | None = None, domain: tuple = (-2.0, 2.0), dtype: str = "same",
-       example: tuple | None = None, params: dict | None = None) -> Op:
+       example: tuple | None = None, params: dict | None = None,
+       spaces: tuple[str, ...] | None = None, differentiable: bool = True) -> Op:
     """Register one row (a later row of the same name replaces it everywhere)."""
     if into is None and isinstance(fn, np.ufunc):
         into = fn
@@ -117,6 +124,8 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
     row.domain = domain
     row.dtype = dtype
     row.params = params or {}
+    row.spaces = spaces if spaces is not None else ("torch", "Tensor") if method else ("torch",)
+    row.differentiable = differentiable
     if example is None:
         arity = len(vjp)
         args = ", ".join("xy"[i] for i in range(arity))
