@@ -1,0 +1,3 @@
+"""The op table's loss rows (one op(...) call per op; see ddx/ops/table.py for a row's fields)."""
+
+from __future__ import annotations
