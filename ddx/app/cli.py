@@ -124,6 +124,32 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         stderr_line(f"warning: {safe_text(message)}")
 
 
+@main.command("plot", cls=EvalCommand)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--order", type=click.IntRange(1, 2), default=1, show_default=True,
+              help="2 adds f''.")
+@click.option("--at", metavar="X=V", help="Draw the tangent line at this point, with its slope.")
+@click.option("-o", "--output", metavar="FILE", help="Write .png, .svg or .pdf (needs matplotlib).")
+@click.option("--points", type=int, help="Grid points (default 801).")
+@click.option("--width", type=click.IntRange(40, 1000), help="Columns (default: the terminal's).")
+@click.option("--height", type=click.IntRange(4, 200), default=16, show_default=True,
+              help="Rows of the terminal plot.")
+@click.option("--json", "as_json", is_flag=True, help="The samples and findings as JSON.")
+@click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64")
+@click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
+@click.option("--debug", is_flag=True, hidden=True)
+@guarded
+def plot_cmd(args, order, at, output, points, width, height, as_json, dtype, no_color, debug):
+    """Plot EXPR and its derivative over NAME=A:B (other NAME=VALUE bindings are constants)."""
+    from .plot import plot_command
+
+    expr, bindings = split_bindings(args)
+    console = stdout_console(no_color)
+    plot_command(expr, bindings, order=order, at=at, output=output, points=points, width=width,
+                 height=height, color=console.color_system is not None, as_json=as_json,
+                 dtype=dtype, console=console)
+
+
 @main.command("repl")
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
 @click.option("--debug", is_flag=True, hidden=True)
