@@ -1,7 +1,7 @@
 """ddx: parse an expression, build PyTorch's autograd graph on numpy, and show every gradient."""
 
 __version__ = "0.1.0"
-__all__ = ["trace", "Trace", "DdxError", "__version__"]
+__all__ = ["trace", "Trace", "plot", "DdxError", "__version__"]
 
 
 def __getattr__(name):
@@ -11,6 +11,10 @@ def __getattr__(name):
 
         value = globals()[name] = getattr(api, name)  # later lookups skip this function
         return value
+    if name == "plot":
+        from .app.plot import plot
+
+        return plot
     if name == "DdxError":
         from .errors import DdxError
 

@@ -306,3 +306,59 @@ def plot_command(expr: str, bindings: dict[str, str], *, order: int, at: str | N
         from ..out.plot import render
 
         console.print(render(data, width=width or console.width, height=height, color=color))
+
+
+def repl_plot(words: list[str], env: Mapping[str, Any], console, *, color: bool) -> str | None:
+    """``:plot EXPR x=A:B [NAME=VALUE ...] [--order 2] [--at x=V] [-o FILE]`` in the REPL; the
+    session's tensors bind the other names the expression uses. Returns the file written."""
+    from ..graph.tensor import Tensor
+    from ..lang.syntax import parse
+    from .data import free_names
+
+    if not words:
+        raise DdxUsageError("usage: :plot EXPR x=A:B [NAME=VALUE ...] [--order 2] [--at x=V] "
+                            "[-o FILE]")
+    opts: dict[str, str] = {}
+    rest: list[str] = []
+    it = iter(words[1:])
+    for w in it:
+        if w in ("--order", "--at", "-o", "--points"):
+            value = next(it, None)
+            if value is None:
+                raise DdxUsageError(f":plot: {w} needs a value")
+            opts[w] = value
+        else:
+            rest.append(w)
+    expr = words[0]
+    bindings: dict[str, Any] = {}
+    for item in rest:
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise DdxUsageError(f":plot: {item!r} is not NAME=VALUE")
+        bindings[name] = value
+    for n in free_names(parse(expr)):
+        t = env.get(n)
+        if n not in bindings and isinstance(t, Tensor):
+            bindings[n] = np.array(t.value, dtype=np.float64)
+    try:
+        order = int(opts.get("--order", "1"))
+        points = int(opts.get("--points", str(DEFAULT_POINTS)))
+    except ValueError:
+        raise DdxUsageError(":plot: --order and --points take whole numbers") from None
+    var, _, _ = split_range(bindings)
+    out = opts.get("-o")
+    if out is not None:
+        from ..out.plotfile import check_format
+
+        check_format(out, ":plot -o")
+    data = sample(expr, bindings, order=order, at=parse_at(opts.get("--at"), var),
+                  points=points)
+    if out is not None:
+        from ..out.plotfile import write_plot
+
+        write_plot(data, out, option=":plot -o")
+        return out
+    from ..out.plot import render
+
+    console.print(render(data, width=console.width, color=color))
+    return None

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import fmt
-from ..errors import DdxError, format_error
+from ..errors import DdxError, DdxUsageError, format_error
 from ..graph.tensor import Tensor
 from ..textsafe import safe_text
 from .session import Session, needs_more
@@ -28,12 +28,14 @@ Commands:
   :help            this text
   :graph NAME      the grad_fn tree of NAME, with values and gradients
   :dot NAME [FILE] the graph as Graphviz DOT (to FILE if given: .dot, .svg, .png, .mmd)
+  :html NAME FILE  the graph as a page: values, gradients, the backward pass step by step
+  :plot EXPR x=A:B [--order 2] [--at x=V] [-o FILE]   f and f' (session tensors bind names)
   :vars            every tensor: shape, dtype, requires_grad, grad_fn, grad
   :reset           forget every name
   :quit            leave (also Ctrl-D); Ctrl-C abandons the line being typed
 """
 
-COMMANDS = (":help", ":graph", ":dot", ":vars", ":reset", ":quit", ":exit")
+COMMANDS = (":help", ":graph", ":dot", ":html", ":plot", ":vars", ":reset", ":quit", ":exit")
 ATTRS = ("grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "next_functions",
          "backward(", "retain_grad()", "requires_grad_(", "detach()", "item()", "zero_()",
          "name()", "variable")
@@ -85,9 +87,12 @@ class Repl:
             self._out("all names forgotten")
         elif cmd == ":vars":
             self.console.print(self.vars_table())
-        elif cmd in (":graph", ":dot"):
-            if not args:
-                self._err(f"error: usage: {cmd} NAME" + (" [FILE]" if cmd == ":dot" else ""))
+        elif cmd == ":plot":
+            self.plot(line)
+        elif cmd in (":graph", ":dot", ":html"):
+            if not args or (cmd == ":html" and len(args) < 2):
+                self._err(f"error: usage: {cmd} NAME" + {":dot": " [FILE]", ":html": " FILE"}
+                          .get(cmd, ""))
                 return True
             t = self.session.env.get(args[0])
             if not isinstance(t, Tensor):
@@ -99,20 +104,41 @@ class Repl:
 
                 self.console.print(grad_fn_tree(view))
             else:
-                self.dot(view, args[1] if len(args) > 1 else None)
+                self.dot(view, args[1] if len(args) > 1 else None, option=cmd)
         else:
             self._err(f"error: unknown command {cmd}; try :help")
         return True
 
-    def dot(self, view: GraphView, path: str | None) -> None:
+    def dot(self, view: GraphView, path: str | None, option: str = ":dot") -> None:
         from ..out.pictures import graph_text, write_graph
 
         try:
             if path is None:
                 self._out(graph_text(view, "dot"))
             else:
-                write_graph(view, path, option=":dot")
+                if option == ":html" and not path.lower().endswith((".html", ".htm")):
+                    raise DdxUsageError(f":html {path}: the page's name ends in .html")
+                write_graph(view, path, option=option)
                 self._out(f"wrote {path}")
+        except DdxError as exc:
+            self._err(format_error(exc))
+
+    def plot(self, line: str) -> None:
+        import shlex
+
+        from .plot import repl_plot
+
+        try:
+            words = shlex.split(line)[1:]
+        except ValueError as exc:
+            self._err(f"error: :plot: {exc}")
+            return
+        try:
+            wrote = repl_plot(words, self.session.env, self.console,
+                              color=self.console.color_system is not None
+                              and not self.console.no_color)
+            if wrote is not None:
+                self._out(f"wrote {wrote}")
         except DdxError as exc:
             self._err(format_error(exc))
 
