@@ -153,9 +153,10 @@ def _jumps(xs: np.ndarray, ys: np.ndarray, slope: np.ndarray | None) -> list[int
     """Grid steps i (xs[i] to xs[i+1]) where ys changes far more than its neighbours do (or, for
     f, than its slope says): candidates for a jump, refined by bisection afterwards."""
     with np.errstate(all="ignore"):
-        d = np.abs(np.diff(ys))
-        if slope is not None:
-            d = np.abs(d - np.abs(np.diff(xs)) * np.abs((slope[1:] + slope[:-1]) / 2))
+        d = np.diff(ys)
+        if slope is not None:  # what the slope does not account for
+            d = d - np.diff(xs) * (slope[1:] + slope[:-1]) / 2
+        d = np.abs(d)
         ok = np.isfinite(d)
         if ok.sum() < 3:
             return []
