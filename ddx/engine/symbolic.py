@@ -6,7 +6,8 @@ numpy's protocols route every function a rule calls here (``__array_ufunc__``,
 that row writes itself (``Op.text``, or ``name(args)``). Masks and comparisons are decided by
 the values (the formula holds around this point), and a branch that is not taken, or a side of
 ``maximum`` that is not the larger one, drops out. So the local derivative of any row is
-derived from its rules, never written down twice. Formulas are simplified as they are built:
+derived from its rules, never written down twice; the conditions a mask stood for are kept
+(``Mask``, ``CONDITIONS``). Formulas are simplified as they are built:
 numbers folded, ``0``/``1`` identities, ``x*x`` as ``x^2``. Printed formulas are valid ddx
 input (``symbolic.text``)."""
 
@@ -62,8 +63,12 @@ class Sym(NDArrayOperatorsMixin):
         values = [x.v if isinstance(x, Sym) else np.asarray(x) for x in inputs]
         with np.errstate(all="ignore"):
             value = ufunc(*values)
-        if value.dtype == np.bool_:
-            return value  # a mask: decided by the values
+        if value.dtype == np.bool_:  # a mask: decided by the values, its condition kept
+            return _mask(ufunc, inputs, value)
+        if any(isinstance(x, Mask) for x in inputs):  # g * (o > 0): the mask was consulted
+            for x in inputs:
+                if isinstance(x, Mask):
+                    x.consult()
         if ufunc is np.matmul:
             return make("mm", tuple(inputs), {}, value)
         row = UFUNCS.get(ufunc)
@@ -79,7 +84,68 @@ class Sym(NDArrayOperatorsMixin):
 
 
 def _value(x) -> np.ndarray:
-    return x.v if isinstance(x, Sym) else np.asarray(x)
+    return x.v if isinstance(x, (Sym, Mask)) else np.asarray(x)
+
+
+# --- masks: comparisons decided by the values, with the conditions they stand for -----------
+
+CONDITIONS: list[str] | None = None  # set by a caller (formula.py) that wants them reported
+_FLIP = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "==": "!=", "!=": "=="}
+_COMPARE = dict(zip((np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
+                     np.not_equal), _FLIP))
+
+
+class Mask:
+    """A comparison's bool array and the conditions it stands for (``x > 0``), reported to
+    ``CONDITIONS`` only when a rule consults it."""
+
+    __slots__ = ("v", "conds")
+
+    def __init__(self, v, conds: tuple) -> None:
+        self.v = np.asarray(v, dtype=bool)
+        self.conds = conds
+
+    __array__ = lambda self, dtype=None, copy=None: self.v if dtype is None else \
+        self.v.astype(dtype)  # noqa: E731
+    shape = property(lambda self: self.v.shape)
+
+    def consult(self) -> None:
+        if CONDITIONS is not None and (self.v.all() or not self.v.any()):
+            for c in self.conds:
+                if c not in CONDITIONS:
+                    CONDITIONS.append(c)
+
+    def _combine(self, other, fn, short: bool):
+        o = other if isinstance(other, Mask) else Mask(other, ())
+        v = fn(self.v, o.v)
+        decided = [m for m in (self, o) if (m.v.all() if short else not m.v.any())]
+        # (a & b false because a is: only a's condition counts; likewise a | b true)
+        return Mask(v, decided[0].conds if decided else self.conds + o.conds)
+
+    __and__ = __rand__ = lambda self, other: self._combine(other, np.logical_and, False)
+    __or__ = __ror__ = lambda self, other: self._combine(other, np.logical_or, True)
+
+    def __invert__(self):
+        return Mask(~self.v, tuple(_negate(c) for c in self.conds))
+
+
+def _negate(cond: str) -> str:
+    op = next(o for o in (" >= ", " <= ", " == ", " != ", " > ", " < ") if o in cond)
+    return cond.replace(op, f" {_FLIP[op.strip()]} ", 1)
+
+
+def _mask(ufunc, inputs, value) -> Mask:
+    sign = _COMPARE.get(ufunc)
+    if sign is None or len(inputs) != 2 or all(_const(x) is not None for x in inputs) or \
+            not (value.all() or not value.any()):
+        return Mask(value, ())
+    sign = sign if value.all() else _FLIP[sign]  # (x != 0 holds almost everywhere: unsaid)
+    return Mask(value, () if sign == "!=" else (f"{text(inputs[0])} {sign} {text(inputs[1])}",))
+
+
+def note(cond: str) -> None:  # a condition a simplification relied on (maximum's side)
+    if CONDITIONS is not None and cond not in CONDITIONS:
+        CONDITIONS.append(cond)
 
 
 def _const(x):
@@ -129,10 +195,8 @@ def make(op_name: str, args: tuple, kw: dict, value=None) -> Sym:
 def _same(a, b) -> bool:
     return isinstance(a, Sym) and isinstance(b, Sym) and text(a) == text(b)
 
-
 def _with_value(x, value) -> Sym:
     return Sym(lift(x).e, value)
-
 
 def _simplify(op_name: str, args: tuple, consts: list, value) -> Sym | None:
     """The identities that keep rules' formulas short (one operand is a number)."""
@@ -199,9 +263,12 @@ def _simplify(op_name: str, args: tuple, consts: list, value) -> Sym | None:
         a, b = (_value(x) for x in args)
         first = np.all(a > b) if op_name == "maximum" else np.all(a < b)
         second = np.all(b > a) if op_name == "maximum" else np.all(b < a)
+        sign = ">" if op_name == "maximum" else "<"
         if first:
+            note(f"{text(args[0])} {sign} {text(args[1])}")
             return _with_value(args[0], value)
         if second:
+            note(f"{text(args[1])} {sign} {text(args[0])}")
             return _with_value(args[1], value)
     return None
 
@@ -210,6 +277,8 @@ def _simplify(op_name: str, args: tuple, consts: list, value) -> Sym | None:
 
 def _where(cond, x, y):
     c = np.asarray(_value(cond), dtype=bool)
+    if isinstance(cond, Mask):
+        cond.consult()
     if np.all(c):
         return x if isinstance(x, Sym) else lift(x)
     if not np.any(c):
@@ -240,8 +309,7 @@ _FUNCS = {
     np.outer: _outer,
     np.broadcast_to: _shape_fn(np.broadcast_to),
     np.expand_dims: _shape_fn(np.expand_dims),
-    np.transpose: lambda a, *r, **k: make("transpose", (a,), {}) if np.ndim(_value(a)) >= 2
-    else a,
+    np.transpose: lambda a, *r, **k: make("transpose", (a,), {}) if np.ndim(_value(a)) > 1 else a,
     np.shape: lambda a: np.shape(_value(a)),
     np.ndim: lambda a: np.ndim(_value(a)),
     np.count_nonzero: lambda a, **kw: np.count_nonzero(_value(a), **kw),
