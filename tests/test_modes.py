@@ -220,6 +220,7 @@ def test_compare_lets_a_nan_win():
 def test_explain_names_the_kink_pytorch_takes(run):
     code, out, _ = run("relu(x) + maximum(x, y)", "x=0", "y=0", "--explain", "--no-color")
     assert code == 0
+    out = " ".join(out.split())  # (a long note wraps, between words, at the view's width)
     assert "kink at [ReluBackward0] relu(x): at 0 PyTorch takes the slope 0" in out
     assert ("kink at [MaximumBackward0] maximum(x, y): at a tie PyTorch gives each input half "
             "the gradient") in out

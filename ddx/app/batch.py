@@ -160,11 +160,12 @@ def human_writer(console) -> Callable:
     """An ``emit`` for run_jobs that prints the one-liner's Rich view per job."""
     from ..errors import format_error
     from ..out.render import one_liner
+    from .cli_support import print_view
 
     def emit(line: int, result, error: DdxError | None) -> None:
         console.rule(f"line {line}")
         if error is not None:
             console.print(format_error(error), markup=False, highlight=False)
         else:
-            console.print(one_liner(result), soft_wrap=True)
+            print_view(console, one_liner(result))
     return emit

@@ -17,6 +17,7 @@ from .cli_support import (
     guarded,
     one_blas_thread,
     pipe_gone,
+    print_view,
     split_bindings,
     stderr_line,
     stdout_failed,
@@ -76,10 +77,12 @@ def main() -> None:
 @click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True)
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
+@click.option("--precision", type=click.IntRange(1, 17), default=6, show_default=True,
+              help="Significant digits in the views (--json always has them all).")
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
-             graph_file, emit, as_json, dtype, no_color, debug):
+             graph_file, emit, as_json, dtype, no_color, precision, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
     one_blas_thread()
     expr, bindings = split_bindings(args)
@@ -118,7 +121,7 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         from ..out.render import one_liner
 
         console = stdout_console(no_color)
-        console.print(one_liner(trace), soft_wrap=True)
+        print_view(console, one_liner(trace, precision=precision))
         console.file.flush()
     for message in trace.warnings:
         stderr_line(f"warning: {safe_text(message)}")

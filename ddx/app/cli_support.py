@@ -227,3 +227,15 @@ def one_blas_thread(environ=os.environ, modules=sys.modules) -> bool:
         return False
     environ["OPENBLAS_NUM_THREADS"] = "1"
     return True
+
+
+def print_view(console, renderable) -> None:
+    """Print a view at the console's width; when the output is not a terminal, without the
+    spaces Rich pads lines with (they spoil diffs and copy-paste)."""
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    with console.capture() as captured:
+        console.print(renderable)
+    text = "\n".join(line.rstrip() for line in captured.get().split("\n"))
+    console.file.write(text)
