@@ -192,8 +192,10 @@ def test_the_number_format():
         ["28", "0", "0.288939", "1e-05", "1.23457e+08", "nan", "-inf", "3", "True"]
     assert float(numbers.scalar(0.2889390724562437, 17)) == 0.2889390724562437  # every digit
     assert numbers.lines(np.array([-0.0, 1.5])) == ["[0, 1.5]"]
-    for width in range(8, 40):  # an array wraps between elements, never inside one
-        got = numbers.fitted(np.linspace(-1, 1, 7) / 3, 6, width)
+    a = np.linspace(-1, 1, 7) / 3
+    assert numbers.narrowest(a) == len("[-0.333333,")
+    for width in range(numbers.narrowest(a), 40):  # wrapped between elements, never inside
+        got = numbers.fitted(a, 6, width)
         assert max(map(len, got)) <= width
-        assert NUMBER.findall(" ".join(got)) == [numbers.scalar(v) for v in
-                                                  (np.linspace(-1, 1, 7) / 3).tolist()]
+        assert NUMBER.findall(" ".join(got)) == [numbers.scalar(v) for v in a.tolist()]
+    assert numbers.fitted(a, 6, 8) == ["…(7,)"]  # too narrow for one number: the shape
