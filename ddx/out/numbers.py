@@ -78,7 +78,7 @@ def narrowest(arr, precision: int = DEFAULT_PRECISION) -> int:
     flat = a.reshape(-1)
     if flat.size > THRESHOLD:
         flat = np.concatenate([flat[:EDGE_ITEMS], flat[-EDGE_ITEMS:]])
-    return max(len(scalar(v, precision)) for v in flat.tolist()) + 2 * a.ndim + 1
+    return max(len(scalar(v, precision)) for v in flat.tolist()) + 2 * a.ndim
 
 
 def text(arr, precision: int = DEFAULT_PRECISION, width: int = 60) -> str:
