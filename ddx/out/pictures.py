@@ -126,10 +126,15 @@ def write_graph(view, path: str, *, option: str = "--graph") -> None:
             suffix = "" if stat.S_ISREG(os.stat(path).st_mode) else "dot"
         except OSError:
             pass
-    if suffix not in ("dot", "gv", "svg", "png", "mmd"):
+    if suffix not in ("dot", "gv", "svg", "png", "mmd", "html", "htm"):
         raise DdxUsageError(f"{option} {path}: " + (f"unknown picture format '.{suffix}'" if suffix
                                                     else "no ending to say the picture format"),
-                            hint="end the file name in .dot, .gv, .mmd, .svg or .png")
+                            hint="end the file name in .dot, .gv, .mmd, .html, .svg or .png")
+    if suffix in ("html", "htm"):
+        from .html_graph import to_html
+
+        outfile.write(path, to_html(view), option=option)
+        return
     if suffix in ("dot", "gv", "mmd"):
         outfile.write(path, safe_text(graph_text(view, suffix)), option=option)
         return
