@@ -4,6 +4,11 @@ __version__ = "0.1.0"
 __all__ = ["trace", "Trace", "plot", "DdxError", "__version__"]
 
 
+def __dir__():
+    # the public names (loaded on first use) are visible to dir() and to completion
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name):
     # Deferred so that `import ddx` (and the CLI's start-up) pays for numpy/Lark only when used.
     if name in ("trace", "Trace"):

@@ -26,7 +26,22 @@ OUTPUT_NAME = "out"
 
 
 class Trace(TraceModes):
-    """One evaluated program: its graph, output, and (after ``backward``) every leaf's gradient."""
+    """One evaluated program: its graph, output, and (after ``backward``) every leaf's gradient.
+
+    ``Trace(source, bindings, *, wrt=None, no_grad=None, dtype="float64", retain_grad=False)``:
+
+    - ``source``: the program (statements separated by ``;`` or newlines; the last is the output);
+    - ``bindings``: a mapping of variable names to values (numbers, nested lists, numpy arrays,
+      or constant expressions as text such as ``"[2,4]"`` or ``"pi/4"``); each is a leaf;
+    - ``wrt``: only these variables require grad (``"a,b"`` or a list of names);
+    - ``no_grad``: these variables are data (``requires_grad=False``);
+    - ``dtype``: ``"float64"`` (default) or ``"float32"``;
+    - ``retain_grad``: keep the gradients of intermediate nodes too (``--retain-grad``).
+
+    Then ``backward(gradient=None, retain_graph=True)``, ``.value``, ``.grads``, the views
+    ``forward_mode()``, ``check()``, ``jacobian()``, ``hessian()``, ``explain()``, and
+    ``to_json()`` (the ``--json`` text) / ``to_dict()``. In a notebook a trace shows the
+    one-liner's view; ``repr()`` names the expression, its value and its gradients."""
 
     def __init__(self, source: str, bindings: Mapping[str, Any] | None = None, *,
                  wrt: str | Iterable[str] | None = None,
@@ -146,10 +161,29 @@ class Trace(TraceModes):
     def nodes(self) -> list[Tensor]:
         return self.evaluator.nodes
 
-    def backward(self, grad_output: Any = None, *, retain_graph: bool = True) -> Trace:
+    def backward(self, gradient: Any = None, retain_graph: bool = True, *,
+                 grad_output: Any = None) -> Trace:
+        """Run reverse mode from the output, as PyTorch's ``Tensor.backward``.
+
+        ``gradient``: the output's gradient (PyTorch's ``gradient=``; ``"ones"``, a number, an
+        array or a constant expression as text); needed when the output is not a scalar.
+        ``grad_output`` is the same, under the CLI's name. ``retain_graph`` (default True,
+        unlike PyTorch: the other views reuse the graph): False frees the graph's buffers, so
+        a second ``backward()`` fails as PyTorch's does. A second call accumulates into the
+        gradients, as ``.grad`` does. Returns the trace."""
+        if grad_output is not None:
+            if gradient is not None:
+                raise DdxUsageError("backward() takes gradient= or grad_output=, not both")
+            gradient = grad_output
+        return self._backward(gradient, retain_graph)
+
+    def _backward(self, grad_output: Any, retain_graph: bool) -> Trace:
         fast = self._fast
         if fast is not None and fast.adj is not None:
             # a second backward accumulates into .grad: the real graph does that
+            self._materialize()
+            fast = None
+        if fast is not None and not retain_graph:  # (a replay keeps no graph to free)
             self._materialize()
             fast = None
         if fast is not None:
@@ -220,6 +254,30 @@ class Trace(TraceModes):
         """The JSON document as a dict (nan and inf as the strings JSON carries them as)."""
         return json.loads(self.to_json())
 
+    # --- in a notebook and at a prompt ----------------------------------------------------
+    def __repr__(self) -> str:
+        from .tracerepr import trace_repr
+
+        return trace_repr(self)
+
+    def view(self, *, precision: int = 6):
+        """The one-liner's view (forward values, grad_fn tree, gradients, each mode asked) as a
+        Rich renderable; it also displays itself in a notebook."""
+        from ..out.numbers import check_precision
+        from ..out.render import one_liner
+
+        return one_liner(self, precision=check_precision(precision))
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        from ..out.notebook import mimebundle
+
+        return mimebundle(self.view(), repr(self), include, exclude)
+
+    def _repr_html_(self) -> str:
+        from ..out.notebook import html
+
+        return html(self.view())
+
 
 class _Replay:
     """A trace computed by replaying a template: its values, and gradients after backward."""
@@ -233,13 +291,46 @@ class _Replay:
         self.backward_args: tuple | None = None
 
 
-def trace(source: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> Trace:
-    """Parse and evaluate ``source``; keyword arguments that are not options are bindings.
+OPTIONS = ("wrt", "no_grad", "dtype", "retain_grad")
 
-    >>> g = trace("(w*x+b)^2", w=3, x=2, b=1); g.backward(); g.grads["w"]
+
+def _is_option(name: str, value: Any) -> bool:
+    """Whether a keyword named like an option is that option: only values an option takes
+    (names for wrt/no_grad, a dtype's name, True/False) are; a number or an array is a binding
+    of a variable that happens to have that name (``trace("wrt*2", wrt=3)``)."""
+    if name in ("wrt", "no_grad"):
+        return value is None or isinstance(value, str) or (
+            isinstance(value, (list, tuple, set, frozenset))
+            and all(isinstance(v, str) for v in value))
+    if name == "dtype":
+        return isinstance(value, str)
+    return isinstance(value, bool)
+
+
+def trace(source: str, bindings: Mapping[str, Any] | None = None, /, *,
+          wrt: str | Iterable[str] | None = None, no_grad: str | Iterable[str] | None = None,
+          dtype: str = "float64", retain_grad: bool = False, **more: Any) -> Trace:
+    """Parse and evaluate ``source`` with ``bindings``; returns a ``Trace``.
+
+    ``bindings``: a mapping of names to values (numbers, nested lists, numpy arrays, or text
+    such as ``"[2,4]"``, ``"pi/4"``); more bindings may come as keywords (``w=3``).
+    Options, keyword-only: ``wrt`` (only these variables require grad: ``"a,b"`` or a list),
+    ``no_grad`` (these are data), ``dtype`` (``"float64"``, the default, or ``"float32"``),
+    ``retain_grad`` (keep intermediate nodes' gradients). A variable named like an option goes
+    in the mapping (``trace("wrt*2", {"wrt": 3})``); as a keyword it is a binding when its
+    value is no option's (``trace("wrt*2", wrt=3)``).
+
+    >>> g = trace("(w*x+b)^2", {"w": 3, "x": 2, "b": 1}); g.backward(); g.grads["w"]
+    array(28.)
     """
-    options = {k: kwargs.pop(k) for k in ("wrt", "no_grad", "dtype", "retain_grad")
-               if k in kwargs}
+    if bindings is None and isinstance(more.get("bindings"), Mapping):
+        bindings = more.pop("bindings")  # (the keyword form of earlier versions)
     merged = dict(bindings or {})
-    merged.update(kwargs)
+    options = {"wrt": wrt, "no_grad": no_grad, "dtype": dtype, "retain_grad": retain_grad}
+    defaults = {"wrt": None, "no_grad": None, "dtype": "float64", "retain_grad": False}
+    for name, value in options.items():
+        if value is not defaults[name] and not _is_option(name, value):
+            merged[name] = value  # a variable with an option's name
+            options[name] = defaults[name]
+    merged.update(more)
     return Trace(source, merged, **options)

@@ -33,6 +33,11 @@ class Fitted:
     def __rich_measure__(self, console, options) -> Measurement:
         return Measurement(1, options.max_width)
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        from .notebook import mimebundle, text
+
+        return mimebundle(self, text(self), include, exclude)
+
 
 @dataclass
 class Column:

@@ -18,6 +18,7 @@ from ..textsafe import safe_text
 from . import numbers
 from .fit import STYLE_BAD, Column, Fitted, fit_table
 from .grids import hessian_grids, jacobian_grids
+from .notebook import View
 from .tree import MAX_DEPTH, MAX_TREE_NODES, STYLE_LEAF, STYLE_OP, STYLE_OUT, name_style
 from .tree import grad_fn_tree as grad_fn_tree
 
@@ -101,8 +102,9 @@ def gradient_table(trace, *, precision: int = P) -> Fitted:
     return Fitted(build)
 
 
-def one_liner(trace, *, precision: int = P) -> Group:
-    """The one-liner's view: forward values, the grad_fn tree, the gradients, each mode asked."""
+def one_liner(trace, *, precision: int = P) -> View:
+    """The one-liner's view: forward values, the grad_fn tree, the gradients, each mode asked
+    (a Rich renderable that also displays itself in a notebook)."""
     parts = [forward_table(trace, precision=precision), Text("grad_fn tree", style="bold"),
              grad_fn_tree(trace, precision=precision)]
     if trace.backward_done:
@@ -110,7 +112,7 @@ def one_liner(trace, *, precision: int = P) -> Group:
     elif not trace.output.requires_grad:
         parts.append(Text("no gradients: nothing in this expression requires grad", style="dim"))
     parts.extend(extras(trace, precision=precision))
-    return Group(*parts)
+    return View(*parts)
 
 
 def _num(v, precision: int = P) -> str:
