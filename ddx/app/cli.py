@@ -69,6 +69,10 @@ def main() -> None:
               help="Full Jacobian of a vector output, by reverse and by forward mode.")
 @click.option("--hessian", is_flag=True, help="Hessian of a scalar output (forward-over-reverse).")
 @click.option("--explain", is_flag=True, help="Show the chain rule: path products per leaf.")
+@click.option("--symbolic", is_flag=True, help="Also print each derivative as a formula (the "
+              "default when a variable has no value).")
+@click.option("--swell", is_flag=True, help="Sizes of the naive, simplified and shared formulas "
+              "beside SymPy's and the AD op count.")
 @click.option("--graph", "graph_file", metavar="FILE",
               help="Write the graph picture: .dot, .mmd (Mermaid), .svg/.png (needs Graphviz).")
 @click.option("--emit", type=click.Choice(["torch", "jax"]),
@@ -82,7 +86,7 @@ def main() -> None:
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
-             graph_file, emit, as_json, dtype, no_color, precision, debug):
+             symbolic, swell, graph_file, emit, as_json, dtype, no_color, precision, debug):
     """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
     one_blas_thread()
     expr, bindings = split_bindings(args)
@@ -90,10 +94,14 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         from ..out.outfile import check
 
         check(graph_file, option="--graph")
-    from .api import Trace
+    from .derivative import OneLiner
 
-    trace = Trace(expr, bindings, wrt=wrt, no_grad=no_grad, dtype=dtype,
-                  retain_grad=retain_grad, lean=False)  # the view shows the whole graph
+    one = OneLiner(expr, bindings, symbolic, swell)  # the calculator's forms (2x, d/dx, ...)
+    trace = one.trace(wrt=wrt, no_grad=no_grad, dtype=dtype, retain_grad=retain_grad,
+                      lean=False)  # the view shows the whole graph
+    if trace is None:  # a variable without a value, or d/dx EXPR: the formulas alone
+        return one.alone(as_json=as_json, no_color=no_color, dtype=dtype, wrt=wrt,
+                         no_grad=no_grad)
     if hessian and trace.output.value.size != 1:
         raise hessian_needs_scalar()
     vector_ok = jacobian and trace.output.value.size > 1 and grad_output is None
@@ -104,6 +112,7 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
                          (explain, trace.explain)):
         if flag and trace.output.requires_grad:
             method()
+    one.beside(trace, dtype=dtype, wrt=wrt, no_grad=no_grad)
     if graph_file is not None:
         from ..out.pictures import write_graph
 
@@ -116,12 +125,14 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         write_out(safe_text(emit_script(trace, emit)))
         return
     if as_json:
-        write_out(trace.to_json() + "\n")  # (JSON text: every control character escaped)
+        write_out(one.json(trace.to_json()) + "\n")  # (JSON text: control characters escaped)
     else:
         from ..out.render import one_liner
 
         console = stdout_console(no_color)
         print_view(console, one_liner(trace, precision=precision))
+        if one.wanted:
+            print_view(console, one.view(console))
         console.file.flush()
     for message in trace.warnings:
         stderr_line(f"warning: {safe_text(message)}")
