@@ -220,12 +220,20 @@ def _session_writers():
 @click.option("--csv", "csv_file", metavar="DATA", help="CSV data (- for stdin): columns bind "
               "the variables.")
 @click.option("--jsonl", "jsonl_file", metavar="DATA", help="JSON Lines data (- for stdin).")
+@click.option("--data", "data_file", metavar="DATA", help="A .csv, .jsonl or .parquet file (- for "
+              "stdin, with --format).")
+@click.option("--format", "fmt", metavar="FMT[,OUT]", help="csv, jsonl or parquet, when a name "
+              "does not say (input, output).")
+@click.option("--map", "mapping", metavar="X=COL", multiple=True, help="Variable X reads column "
+              "COL.")
+@click.option("--keep", is_flag=True, help="Write the input's columns before the results.")
 @click.option("-o", "--output", metavar="OUT", help="Where results go (default: stdout).")
 @click.option("--human", is_flag=True, help="Print the Rich view per job instead of JSON.")
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
-def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_color, debug):
+def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mapping, keep, output,
+              human, no_color, debug):
     """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
     one_blas_thread()
     from ..out.outfile import Output
@@ -234,23 +242,16 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, output, human, no_colo
 
     start = batch.now()
     say = lambda text: stderr_line(safe_text(text))  # noqa: E731 - stderr, after a flush
-    data = csv_file or jsonl_file
+    data = csv_file or jsonl_file or data_file
     if expr is not None or data:
-        if expr is None or not data or (csv_file and jsonl_file):
-            raise DdxUsageError("data mode needs --expr and one of --csv or --jsonl")
+        if expr is None or not data or sum(map(bool, (csv_file, jsonl_file, data_file))) > 1:
+            raise DdxUsageError("data mode needs --expr and one of --data, --csv or --jsonl")
         extra = dict(binding(b) for b in ((file,) if file else ()) + bindings)
-        from .data import DataRun, open_text, progress
+        from .datajob import data_mode
 
-        run = DataRun(expr, extra, fmt="csv" if csv_file else "jsonl")
-        source = open_text(data)
-        with Output(output, option="-o", inputs=(data,)) as out:  # (checked before any read)
-            with progress(data) as advance:
-                run.run(source, out, lambda msg: say(f"error: {msg}"), advance)
-            out.flush()
-        for message, count in list(run.warnings.items())[:5]:
-            say(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""))
-        say(f"batch: {run.rows} rows, {run.bad_rows} bad, {batch.now() - start:.2f} s")
-        sys.exit(1 if run.bad_rows else 0)
+        fmt = fmt or ("csv" if csv_file else "jsonl" if jsonl_file else None)
+        sys.exit(data_mode(expr, extra, data, output, fmt=fmt, mapping=mapping, keep=keep,
+                           say=say, start=start, now=batch.now))
     if bindings:
         raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
     stream = sys.stdin.buffer if file in (None, "-") else open_bytes(file)

@@ -35,7 +35,7 @@ def csv_header(stream: IO[str]) -> list[str]:
     return [name.strip().strip('"').strip() for name in next(csv.reader([line]))]
 
 
-def _parse_rows_slowly(lines: list[str], width: int, wanted: list[int],
+def parse_rows_slowly(lines: list[str], width: int, wanted: list[int],
                        names: list[str]) -> tuple[np.ndarray, dict[int, str]]:
     """Row by row, so that every bad row is found and named; bad rows become nan."""
     out = np.full((len(lines), len(wanted)), np.nan)
@@ -76,7 +76,7 @@ def read_csv(stream: IO[str], header: list[str], names: list[str], *,
             if data.shape[0] != len(lines):
                 raise ValueError("blank rows")
         except ValueError:
-            data, bad = _parse_rows_slowly(lines, width, wanted, names)
+            data, bad = parse_rows_slowly(lines, width, wanted, names)
         columns = {n: np.ascontiguousarray(data[:, k]) for k, n in enumerate(names)}
         yield Chunk(first, len(lines), columns, bad)
         first += len(lines)
@@ -89,21 +89,27 @@ def read_jsonl(stream: IO[str], names: list[str], *,
         lines = list(itertools.islice(stream, chunk_rows))
         if not lines:
             return
-        data = np.full((len(lines), len(names)), np.nan)
-        bad: dict[int, str] = {}
-        for i, line in enumerate(lines):
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict):
-                    raise ValueError("not a JSON object")
-                for k, n in enumerate(names):
-                    if n not in row:
-                        raise ValueError(f"missing '{n}'")
-                    data[i, k] = float(row[n])
-            except (ValueError, TypeError) as exc:
-                bad[i] = f"bad row: {exc}"
+        data, bad = parse_json_rows(lines, names)
         yield Chunk(first, len(lines), {n: data[:, k] for k, n in enumerate(names)}, bad)
         first += len(lines)
+
+
+def parse_json_rows(lines: list[str], names: list[str]) -> tuple[np.ndarray, dict[int, str]]:
+    """JSON Lines rows one by one: the ``names`` fields as floats; bad rows become nan."""
+    data = np.full((len(lines), len(names)), np.nan)
+    bad: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise ValueError("not a JSON object")
+            for k, n in enumerate(names):
+                if n not in row:
+                    raise ValueError(f"missing '{n}'")
+                data[i, k] = float(row[n])
+        except (ValueError, TypeError) as exc:
+            bad[i] = f"bad row: {exc}"
+    return data, bad
 
 
 def _text_column(values: np.ndarray, bad: dict[int, str]) -> list[str]:

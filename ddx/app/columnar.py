@@ -1,0 +1,289 @@
+"""Data files read by Polars and Arrow (the ``data`` extra): CSV and JSON Lines parsed by Polars on
+every core in blocks of bytes, Parquet read by Arrow in record batches, each straight into
+numpy columns (no copy for a float64 column without gaps).
+
+A block Polars parses without a doubt (no error, no empty field, every row as wide as the
+header, no lone carriage return) is used as it is; any other block is parsed again in pieces,
+and a piece that still fails is read row by row by the same code as the plain reader
+(ddx/app/csvio.py), so bad rows carry the same row numbers and messages either way."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import IO
+
+import numpy as np
+
+from ..errors import DdxUsageError
+from . import csvio
+
+BLOCK_BYTES = 8 << 20  # bytes of text parsed at a time (memory stays flat, cores stay busy)
+PIECE_ROWS = 4096  # rows re-parsed at a time in a block that needs a second look
+PARQUET_ROWS = 1 << 17  # rows per Parquet record batch
+
+
+def polars():
+    """The polars module, or a usage error naming the extra that brings it."""
+    try:
+        import polars as pl
+    except ImportError:
+        raise DdxUsageError("this needs Polars and PyArrow: pip install 'ddx[data]'") from None
+    return pl
+
+
+def have_polars() -> bool:
+    import importlib.util
+
+    return (importlib.util.find_spec("polars") is not None
+            and importlib.util.find_spec("pyarrow") is not None)
+
+
+class Block(csvio.Chunk):
+    """A Chunk with the input columns kept for the output (``--keep``): a Polars DataFrame."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, first: int, n: int, columns: dict, bad: dict, kept=None) -> None:
+        super().__init__(first, n, columns, bad)
+        self.kept = kept
+
+
+def text_blocks(raw: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[bytes]:
+    """Whole lines, about ``size`` bytes at a time; the last one ends with a newline too."""
+    rest = b""
+    while True:
+        data = raw.read(size)
+        if not data:
+            if rest:
+                yield rest if rest.endswith(b"\n") else rest + b"\n"
+            return
+        data = rest + data if rest else data
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            rest = data
+            continue
+        yield data[:cut + 1]
+        rest = data[cut + 1:]
+
+
+def _lines(block: bytes) -> list[str]:
+    """A block's rows as the plain reader sees them: UTF-8 with surrogates, universal newlines."""
+    return list(io.StringIO(block.decode("utf-8", "surrogateescape"), newline=""))
+
+
+def _pieces(block: bytes, rows: int) -> Iterator[bytes]:
+    start = 0
+    while start < len(block):
+        end = start
+        for _ in range(rows):
+            end = block.find(b"\n", end) + 1
+            if end == 0:
+                end = len(block)
+                break
+            if end >= len(block):
+                break
+        yield block[start:end]
+        start = end
+
+
+class CsvSource:
+    """A CSV's rows in blocks: the columns ``wanted`` (header name -> variable) as float64,
+    the columns ``kept`` as text."""
+
+    def __init__(self, raw: IO[bytes], header: list[str], wanted: dict[str, str],
+                 kept: list[str]) -> None:
+        self.pl = polars()
+        self.raw = raw
+        self.header = header
+        self.width = len(header)
+        self.wanted = wanted
+        self.kept = kept
+        pl = self.pl
+        # Polars' own names for a header-less file's columns (a header may repeat a name)
+        self.cols = [f"column_{i + 1}" for i in range(self.width)]
+        self.var_at = {self.cols[header.index(c)]: v for c, v in wanted.items()}
+        self.keep_at = [self.cols[header.index(c)] for c in kept]
+        # a variable's column that is also kept is read as text, then made numbers
+        self.schema = {c: pl.Float64 if c in self.var_at and c not in self.keep_at
+                       else pl.String for c in self.cols}
+        self.use = list(self.var_at) + [c for c in self.keep_at if c not in self.var_at]
+        self.names = list(wanted.values())
+        self.wanted_index = [header.index(c) for c in wanted]
+
+    def chunks(self) -> Iterator[Block]:
+        first = 1  # data rows are numbered from 1, the header being row 0
+        for block in text_blocks(self.raw):
+            for chunk in self.parse(block, first):
+                yield chunk
+                first += chunk.n
+
+    def parse(self, block: bytes, first: int) -> Iterator[Block]:
+        lines = block.count(b"\n")
+        got = self.fast(block, lines)
+        if got is not None:
+            yield from self.slices(got, first)
+            return
+        for piece in _pieces(block, PIECE_ROWS):
+            n = piece.count(b"\n")
+            got = self.fast(piece, n)
+            if got is not None:
+                yield from self.slices(got, first)
+            else:
+                yield self.slow(piece, first)
+            first += n
+
+    def fast(self, block: bytes, lines: int):
+        """Polars' parse of a block, or None when the block needs a second look."""
+        if block.count(b"\r") != block.count(b"\r\n"):
+            return None
+        quoted = b'"' in block
+        if not quoted and block.count(b",") != lines * (self.width - 1):
+            return None
+        pl = self.pl
+        try:
+            df = pl.read_csv(block, has_header=False, schema=self.schema,
+                             columns=self.use, quote_char='"', null_values=None,
+                             infer_schema=False)
+        except pl.exceptions.PolarsError:  # any doubt: the block is read again, row by row
+            return None
+        if df.height != lines:
+            return None
+        check = self.use if quoted else list(self.var_at)
+        if any(df.get_column(c).null_count() for c in check):
+            return None
+        numbers = {}
+        for c, v in self.var_at.items():
+            col = df.get_column(c)
+            if col.dtype != pl.Float64:
+                col = col.cast(pl.Float64, strict=False)
+                if col.null_count():
+                    return None
+            numbers[v] = col
+        kept = None
+        if self.kept:
+            kept = df.select([self.pl.col(c).alias(n) for c, n in zip(self.keep_at, self.kept)])
+        return numbers, kept, df.height
+
+    def slices(self, got, first: int) -> Iterator[Block]:
+        """Blocks along the parse's own chunks, so that every column is a numpy view of it."""
+        numbers, kept, height = got
+        lengths = next(iter(numbers.values())).chunk_lengths() if numbers else [height]
+        if any(s.chunk_lengths() != lengths for s in numbers.values()):
+            numbers = {v: s.rechunk() for v, s in numbers.items()}
+            lengths = [height]
+        start = 0
+        for n in lengths:
+            columns = {v: s.slice(start, n).to_numpy() for v, s in numbers.items()}
+            yield Block(first + start, n, columns, {},
+                        kept.slice(start, n) if kept is not None else None)
+            start += n
+
+    def slow(self, piece: bytes, first: int) -> Block:
+        import csv
+
+        lines = _lines(piece)
+        data, bad = csvio.parse_rows_slowly(lines, self.width, self.wanted_index, list(self.wanted))
+        columns = {v: np.ascontiguousarray(data[:, k]) for k, v in enumerate(self.names)}
+        kept = None
+        if self.kept:
+            idx = [self.header.index(c) for c in self.kept]
+            rows = []
+            for line in lines:
+                fields = next(csv.reader([line.rstrip("\r\n")]), [])
+                ok = len(fields) == self.width
+                rows.append([fields[i] if ok else None for i in idx])
+            kept = self.pl.DataFrame(rows, schema={n: self.pl.String for n in self.kept},
+                                     orient="row")
+        return Block(first, len(lines), columns, bad, kept)
+
+
+class JsonlSource:
+    """JSON Lines rows in blocks: the fields ``names`` as float64."""
+
+    def __init__(self, raw: IO[bytes], names: list[str]) -> None:
+        self.pl = polars()
+        self.raw = raw
+        self.names = names
+        self.schema = {n: self.pl.Float64 for n in names}
+
+    def chunks(self) -> Iterator[Block]:
+        first = 1
+        for block in text_blocks(self.raw):
+            lines = block.count(b"\n")
+            got = self.fast(block, lines)
+            if got is not None:
+                yield got(first)
+                first += lines
+                continue
+            for piece in _pieces(block, PIECE_ROWS):
+                n = piece.count(b"\n")
+                got = self.fast(piece, n)
+                yield got(first) if got is not None else self.slow(piece, first)
+                first += n
+
+    def fast(self, block: bytes, lines: int):
+        if block.count(b"\r") != block.count(b"\r\n") or b"\n\n" in block or \
+                block.startswith(b"\n"):
+            return None
+        try:
+            df = self.pl.read_ndjson(block, schema=self.schema)
+        except self.pl.exceptions.PolarsError:  # any doubt: read again row by row
+            return None
+        if df.height != lines or any(df.get_column(n).null_count() for n in self.names):
+            return None
+        return lambda first: Block(first, lines, {n: df.get_column(n).to_numpy()
+                                                  for n in self.names}, {})
+
+    def slow(self, piece: bytes, first: int) -> Block:
+        lines = _lines(piece)
+        data, bad = csvio.parse_json_rows(lines, self.names)
+        return Block(first, len(lines), {n: np.ascontiguousarray(data[:, k])
+                                         for k, n in enumerate(self.names)}, bad)
+
+
+class ParquetSource:
+    """A Parquet file's record batches: the columns ``wanted`` as float64 (a null is a bad
+    row), the columns ``kept`` as they are."""
+
+    def __init__(self, path: str, wanted: dict[str, str], kept: list[str]) -> None:
+        self.pl = polars()
+        import pyarrow.parquet as pq
+
+        self.file = pq.ParquetFile(path, pre_buffer=False)  # (pre-buffered batches pile up)
+        self.wanted = wanted
+        self.kept = kept
+
+    @staticmethod
+    def header(path: str) -> tuple[list[str], dict]:
+        polars()
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(path)
+        except OSError as exc:
+            raise DdxUsageError(f"cannot read {path}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a file that is no Parquet
+            raise DdxUsageError(f"cannot read {path} as Parquet: {exc}") from None
+        return list(schema.names), {f.name: f.type for f in schema}
+
+    def chunks(self) -> Iterator[Block]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        cols = list(dict.fromkeys(list(self.wanted) + self.kept))
+        first = 1
+        for batch in self.file.iter_batches(batch_size=PARQUET_ROWS, columns=cols):
+            n = batch.num_rows
+            columns, bad = {}, {}
+            for c, v in self.wanted.items():
+                arr = batch.column(c)
+                if arr.type != pa.float64():
+                    arr = pc.cast(arr, pa.float64())
+                if arr.null_count:
+                    for i in np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False)):
+                        bad.setdefault(int(i), f"field '{v}' is empty")
+                columns[v] = arr.to_numpy(zero_copy_only=False)
+            kept = self.pl.from_arrow(batch.select(self.kept)) if self.kept else None
+            yield Block(first, n, columns, bad, kept)
+            first += n

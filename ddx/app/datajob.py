@@ -1,0 +1,220 @@
+"""ddx batch --expr over a data file: its format, the columns that bind the variables (``--map``,
+``--keep``), and the path that runs it: Polars and Arrow when the ``data`` extra is installed
+(ddx/app/columnar.py), else the plain reader (ddx/app/data.py), which reads CSV and JSON Lines."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import IO
+
+import numpy as np
+
+from ..errors import DdxUsageError
+from .data import DataRun
+
+FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
+           ".pq": "parquet"}
+NAMES = ("csv", "jsonl", "parquet")
+HEADER_BYTES = 1 << 20
+
+
+def format_of(path: str | None, given: str | None, *, what: str) -> str | None:
+    """A file's format: ``given`` (from --format), else its ending; None when neither says."""
+    if given:
+        return given
+    if path in (None, "-"):
+        return None
+    ending = os.path.splitext(path)[1].lower()
+    return FORMATS.get(ending)
+
+
+def parse_format(spec: str | None) -> tuple[str | None, str | None]:
+    """``--format csv`` (input and output) or ``--format parquet,csv`` (input, output)."""
+    if not spec:
+        return None, None
+    parts = [p.strip().lower() for p in spec.split(",")]
+    if len(parts) > 2 or any(p not in NAMES for p in parts):
+        raise DdxUsageError(f"--format must be csv, jsonl or parquet (or IN,OUT), not {spec!r}")
+    return parts[0], parts[-1]
+
+
+def parse_map(specs: tuple[str, ...]) -> dict[str, str]:
+    """``--map x=col_x`` (repeated, or comma-separated): variable -> column."""
+    mapping: dict[str, str] = {}
+    for spec in specs:
+        for item in spec.split(","):
+            var, eq, col = item.partition("=")
+            var, col = var.strip(), col.strip()
+            if not eq or not var.isidentifier() or not col:
+                raise DdxUsageError(f"--map takes NAME=COLUMN, not {item!r}",
+                                    hint="e.g. --map x=col_x,y=col_y")
+            mapping[var] = col
+    return mapping
+
+
+def bind_columns(run: DataRun, columns: list[str], mapping: dict[str, str]) -> dict[str, str]:
+    """Column -> variable for the variables the expression reads from the data."""
+    for var, col in mapping.items():
+        if col not in columns:
+            raise DdxUsageError(f"--map {var}={col}: the data has no column '{col}'",
+                                hint="columns: " + ", ".join(columns))
+    mapped = set(mapping.values())
+    visible = list(mapping) + [c for c in columns if c not in mapped and c not in mapping]
+    names = run.variables(visible)
+    return {mapping.get(v, v): v for v in names}
+
+
+class DataJob:
+    """One expression over one data file, written to one output."""
+
+    def __init__(self, expr: str, bindings: dict[str, str], data: str, output: str | None, *,
+                 fmt: str | None = None, mapping: tuple[str, ...] = (), keep: bool = False,
+                 plain: bool = False) -> None:
+        fmt_in, fmt_out = parse_format(fmt)
+        self.data = data
+        self.fmt_in = format_of(data, fmt_in, what="input")
+        if self.fmt_in is None:
+            raise DdxUsageError(f"cannot tell the format of {data}: name it with --format",
+                                hint="--format csv, jsonl or parquet")
+        self.fmt_out = format_of(output, fmt_out, what="output") or (
+            self.fmt_in if self.fmt_in != "parquet" or output not in (None, "-") else None)
+        if self.fmt_out is None:
+            raise DdxUsageError("Parquet is not written to standard output",
+                                hint="-o FILE.parquet, or --format parquet,csv for CSV text")
+        if self.fmt_out == "parquet" and output in (None, "-"):
+            raise DdxUsageError("Parquet is not written to standard output",
+                                hint="-o FILE.parquet")
+        if self.fmt_in == "parquet" and data == "-":
+            raise DdxUsageError("Parquet is read from a file, not standard input")
+        self.mapping = parse_map(mapping)
+        self.keep = keep
+        self.run = DataRun(expr, bindings, fmt=self.fmt_in)
+        from .columnar import have_polars
+
+        self.columnar = not plain and os.environ.get("DDX_DATA_ENGINE") != "plain" \
+            and have_polars()
+        if not self.columnar:
+            why = ("reading Parquet" if self.fmt_in == "parquet" else
+                   "writing Parquet" if self.fmt_out == "parquet" else
+                   "--map" if self.mapping else "--keep" if keep else None)
+            if why is not None:
+                raise DdxUsageError(f"{why} needs Polars and PyArrow: pip install 'ddx[data]'")
+            if self.fmt_out != self.fmt_in:
+                raise DdxUsageError(f"{self.fmt_in} in, {self.fmt_out} out needs Polars and "
+                                    "PyArrow: pip install 'ddx[data]'")
+        if keep and self.fmt_in == "jsonl":
+            raise DdxUsageError("--keep keeps the columns of CSV or Parquet input, not JSON Lines")
+
+    @property
+    def binary(self) -> bool:
+        return self.columnar
+
+    def execute(self, out: IO, report: Callable[[str], None],
+                progress: Callable[[int], None] | None = None) -> DataRun:
+        if not self.columnar:
+            from .data import open_text
+
+            self.run.run(open_text(self.data), out, report, progress)
+            return self.run
+        source, names, kept = self.open()
+        from . import colwrite
+        from .columnar import polars
+
+        writer = colwrite.WRITERS[self.fmt_out](polars(), out, ["value"] +
+                                                [f"d_{n}" for n in names], kept)
+        run = self.run
+        for chunk in source.chunks():
+            with np.errstate(all="ignore"):
+                value, grads = run.compute(chunk)
+            for i, why in sorted(chunk.bad.items()):
+                report(f"row {chunk.first + i}: {why}")
+            writer.write(chunk, [value] + [grads[n] for n in names])
+            run.rows += chunk.n
+            run.bad_rows += len(chunk.bad)
+            if progress is not None:
+                progress(chunk.n)
+        writer.close()
+        return run
+
+    def open(self):
+        """The source of chunks, the variables it binds, and the columns kept."""
+        from . import columnar, csvio
+
+        if self.fmt_in == "parquet":
+            header, _ = columnar.ParquetSource.header(self.data)
+            wanted = bind_columns(self.run, header, self.mapping)
+            kept = self.kept(header)
+            return columnar.ParquetSource(self.data, wanted, kept), list(wanted.values()), kept
+        raw = self.open_bytes()
+        if self.fmt_in == "jsonl":
+            names = self.run.variables(None)
+            if self.mapping:
+                names = [self.mapping.get(n, n) for n in names]
+                source = columnar.JsonlSource(raw, names)
+                back = {self.mapping.get(v, v): v for v in self.run.variables(None)}
+                return _Renamed(source, back), list(back.values()), []
+            return columnar.JsonlSource(raw, names), names, []
+        import io
+
+        line = raw.readline(HEADER_BYTES)
+        header = csvio.csv_header(io.StringIO(line.decode("utf-8", "surrogateescape")))
+        if not header:
+            raise DdxUsageError("the CSV is empty (no header line)")
+        wanted = bind_columns(self.run, header, self.mapping)
+        kept = self.kept(header)
+        return columnar.CsvSource(raw, header, wanted, kept), list(wanted.values()), kept
+
+    def kept(self, header: list[str]) -> list[str]:
+        if not self.keep:
+            return []
+        taken = {"value"} | {f"d_{v}" for v in self.run.variables(None) if v}
+        for c in header:
+            if c in taken:
+                raise DdxUsageError(f"--keep: the input's column '{c}' has the name of a result",
+                                    hint="rename it in the input, or leave out --keep")
+        if len(set(header)) != len(header):
+            raise DdxUsageError("--keep: the input's header repeats a column name")
+        return header
+
+    def open_bytes(self) -> IO[bytes]:
+        if self.data == "-":
+            return sys.stdin.buffer
+        try:
+            return open(self.data, "rb")
+        except OSError as exc:
+            raise DdxUsageError(f"cannot read {self.data}: {exc.strerror}") from None
+
+
+class _Renamed:
+    """A JSON Lines source whose fields are renamed to the variables they bind (--map)."""
+
+    def __init__(self, source, back: dict[str, str]) -> None:
+        self.source = source
+        self.back = back
+
+    def chunks(self):
+        for chunk in self.source.chunks():
+            chunk.columns = {self.back[k]: v for k, v in chunk.columns.items()}
+            yield chunk
+
+
+def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None, *,
+              fmt: str | None, mapping: tuple[str, ...], keep: bool,
+              say: Callable[[str], None], start: float, now: Callable[[], float]) -> int:
+    """The whole data mode of ``ddx batch``: run, report, and the exit code."""
+    from ..out.outfile import Output
+    from .data import progress
+
+    job = DataJob(expr, bindings, data, output, fmt=fmt, mapping=mapping, keep=keep)
+    with Output(output, option="-o", inputs=(data,), binary=job.binary) as out:
+        with progress(data) as advance:  # (the output is checked before any read)
+            run = job.execute(out, lambda msg: say(f"error: {msg}"), advance)
+        out.flush()
+    for message, count in list(run.warnings.items())[:5]:
+        say(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""))
+    took = now() - start
+    rate = f", {run.rows / took:,.0f} rows/s" if took > 0 and run.rows else ""
+    say(f"batch: {run.rows} rows, {run.bad_rows} bad, {took:.2f} s{rate}")
+    return 1 if run.bad_rows else 0
