@@ -1,7 +1,7 @@
 """ddx: parse an expression, build PyTorch's autograd graph on numpy, and show every gradient."""
 
 __version__ = "0.1.0"
-__all__ = ["trace", "Trace", "plot", "DdxError", "__version__"]
+__all__ = ["trace", "Trace", "plot", "derivative", "DdxError", "__version__"]
 
 
 def __dir__():
@@ -20,6 +20,10 @@ def __getattr__(name):
         from .app.plot import plot
 
         return plot
+    if name == "derivative":
+        from .app.derivative import derivative
+
+        return derivative
     if name == "DdxError":
         from .errors import DdxError
 
