@@ -258,7 +258,10 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mappin
     with Output(output, option="-o", inputs=(file or "-",)) as out:
         emit = (batch.human_writer(stdout_console(no_color, out)) if human
                 else batch.json_writer(out))
-        jobs, failed = batch.run_jobs(stream, emit, replay=not human)
+        from .progress import counted, job_progress
+
+        with job_progress(file) as bar:  # (on stderr, on a terminal, after a second)
+            jobs, failed = batch.run_jobs(stream, counted(emit, bar), replay=not human)
         out.flush()
     took = batch.now() - start
     say(f"batch: {jobs} jobs, {failed} failed, {took:.2f} s"
