@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from ..errors import DdxError, DdxNameError, DdxUsageError, DdxValueError
-from ..lang import calculator
 
 # sample points for variables without a value: distinct, in (0, 1), away from kinks
 SAMPLES = (0.5772156649015329, 0.6931471805599453, 0.41421356237309503, 0.3183098861837907,
@@ -26,8 +25,10 @@ def sample(k: int) -> float:
     return SAMPLES[k] if k < len(SAMPLES) else 0.1 + (k * 0.6180339887498949) % 0.8
 
 
-def read(source: str, bindings: dict) -> tuple[calculator.Rewrite, dict]:
+def read(source: str, bindings: dict):
     """The calculator's rewrite of the text and of the bindings (``θ=−3`` is ``theta=-3``)."""
+    from ..lang import calculator
+
     rw = calculator.rewrite(source)
     out = {}
     for name, value in bindings.items():
@@ -41,7 +42,7 @@ def read(source: str, bindings: dict) -> tuple[calculator.Rewrite, dict]:
     return rw, out
 
 
-def build(rw: calculator.Rewrite, text: str, bindings: dict, **options):
+def build(rw, text: str, bindings: dict, **options):
     """A Trace of ``text`` with a sample value for every variable that has none; returns
     (trace, {name: sample} of the unbound)."""
     from .api import Trace
@@ -68,7 +69,7 @@ class Derivatives:
 
     def __init__(self, source: str, bindings: dict | None = None, *,
                  order: list | None = None, dtype: str = "float64", swell: bool = False,
-                 simplify: bool = True, rewrite: calculator.Rewrite | None = None,
+                 simplify: bool = True, rewrite=None,
                  **options) -> None:
         from . import formulas as dt
 
@@ -100,6 +101,8 @@ def derivative(source: str, wrt: str | None = None, n: int = 1, **bindings) -> A
 
     Without ``wrt``, a dict of every variable's partial derivative. ``n``: the n-th derivative.
     Keyword arguments bind values (they decide the masks: relu's slope is 1 where x > 0)."""
+    from ..lang import calculator
+
     if not isinstance(n, int) or not 1 <= n <= calculator.MAX_ORDER:
         raise DdxUsageError(f"n must be a whole number from 1 to {calculator.MAX_ORDER}")
     rw, binds = read(source, bindings)
@@ -161,6 +164,8 @@ class OneLiner:
         return self.rewrite.place(exc) if self.rewrite is not None else exc
 
     def derive(self, dtype: str = "float64", **options) -> Derivatives | None:
+        from ..lang import calculator
+
         rw = self.rewrite if self.rewrite is not None else calculator.Rewrite(
             self.text, self.text, list(range(len(self.text) + 1)))
         self.derivatives = Derivatives(self.text, self.bindings, rewrite=rw, dtype=dtype,
