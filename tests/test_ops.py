@@ -71,6 +71,9 @@ def test_vjp_matches_central_differences(name):
 
 def test_every_op_has_a_torch_style_name():
     for op in OPS.values():
+        if not op.differentiable:  # (gt, argmax: their results never have a grad_fn)
+            assert op.grad_fn == "", op
+            continue
         assert op.grad_fn.endswith(("Backward0", "Backward1", "Backward2", "Backward4")), op
 
 

@@ -22,7 +22,8 @@ from ddx.ops import OPS, op, stack_op, unregister
 from ddx.out.emit import emit
 
 stack_op(2)
-ROWS = sorted(OPS)
+ROWS = [name for name in sorted(OPS) if OPS[name].differentiable]
+VALUE_ROWS = [name for name in sorted(OPS) if not OPS[name].differentiable]  # gt, argmax, ...
 DTYPES = ["float64", "float32"]
 TOL = {"float64": dict(rtol=1e-6, atol=1e-8), "float32": dict(rtol=2e-2, atol=2e-3)}
 
@@ -131,6 +132,20 @@ def _torch_grad_fns(out) -> list[str]:
     return names
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", VALUE_ROWS)
+def test_rows_without_gradient_give_pytorchs_values_and_need_no_grad(name, dtype):
+    torch = torch_or_skip()
+    g, values = traced(name, b"value", dtype)
+    assert not g.output.requires_grad and g.output.grad_fn is None, name
+    args = [torch.tensor(np.asarray(values[var], dtype=dtype), requires_grad=True)
+            for var in g.leaves]
+    theirs = _torch_function(g, torch)(*args)
+    assert not theirs.requires_grad
+    assert str(theirs.dtype) == f"torch.{g.output.value.dtype.name}", name
+    np.testing.assert_array_equal(g.output.value, theirs.detach().numpy(), err_msg=name)
+
+
 @pytest.mark.parametrize("name", ROWS)
 def test_grad_fn_names_match_pytorch(name):
     torch = torch_or_skip()
@@ -152,12 +167,13 @@ def test_gradients_at_kinks_match_pytorch(name):
     """Where the row says it has a kink, PyTorch's one-sided choice, by PyTorch's own numbers."""
     torch = torch_or_skip()
     where = OPS[name].kink[0]
-    _, values = traced(name)
+    g0, values = traced(name)
+    kw = node_of(name, g0).kw  # (the example's parameters: clamp's bounds, hardtanh's ends)
     pairs = [(v,) for v in KINK_CANDIDATES] if len(values) == 1 else \
         [(v, w) for v in KINK_CANDIDATES for w in KINK_CANDIDATES]
     seen = 0
     for pair in pairs:
-        if not np.asarray(where(*pair)).all():
+        if not np.asarray(where(*pair, **kw)).all():
             continue
         g = ddx.trace(OPS[name].example[0], **dict(zip(values, pair)))
         if not np.isfinite(g.output.value).all():
@@ -362,3 +378,17 @@ def test_a_removed_row_is_unknown_again(run):
     unregister("cube2")
     code, _, err = run("cube2(x)", "x=1")
     assert code == 1 and "unknown function 'cube2'" in err
+
+
+SPACES = ("torch", "Tensor", "F", "linalg", "special")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in OPS if OPS[n].call))
+def test_each_row_lives_where_pytorch_has_it(name):
+    """torch.X, x.X(), F.X, torch.linalg.X, torch.special.X: exactly PyTorch 2.13's namespaces."""
+    torch = torch_or_skip()
+    import torch.nn.functional as F
+
+    modules = dict(zip(SPACES, (torch, torch.Tensor, F, torch.linalg, torch.special)))
+    want = tuple(space for space in SPACES if hasattr(modules[space], OPS[name].names[0]))
+    assert OPS[name].spaces == want, name

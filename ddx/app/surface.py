@@ -7,11 +7,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, suggest
-from ..graph import record
+from ..graph import namespaces, record
 from ..graph.functions import FUNCTIONS, check_arity
+from ..graph.namespaces import TORCH, Namespace
 from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..graph.values import DTYPES, NO_GRAD, TORCH, DType, Namespace, truth, type_name
+from ..graph.values import DTYPES, NO_GRAD, DType, truth, type_name
 from ..lang.tree import Ast
 from ..limits import MAX_DIMS, check_elements
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach, kw_arg
@@ -167,13 +168,10 @@ def _grad_tensor(ev: Evaluator, t: Tensor) -> Any:
 
 def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
     name = node.value
-    if isinstance(obj, Namespace):
-        if name in DTYPES:
-            return DType(DTYPES[name])
-        if name in ev.functions:
-            raise DdxTypeError(f"torch.{name} is a function: call it as torch.{name}(...)",
-                               start=node.pos, end=node.end)
-        raise _no_attr(node, "module 'torch'", list(DTYPES) + list(ev.functions))
+    if not (isinstance(obj, Tensor) and name in _TENSOR_ATTRS):
+        got = namespaces.get_attr(ev, node, obj)  # (modules, named results, .T and .mT)
+        if got is not NotImplemented:
+            return got
     if isinstance(obj, Tensor) and not obj.weak:
         if name == "grad":
             return _grad_tensor(ev, obj)
@@ -205,6 +203,10 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
                        end=node.end)
 
 
+_TENSOR_ATTRS = frozenset(("grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype",
+                           "ndim", "data"))
+
+
 def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
     close = suggest(node.value, choices)
     return DdxTypeError(f"{what} has no attribute '{node.value}'" +
@@ -215,10 +217,7 @@ def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
 def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:
     name = node.value
     if isinstance(obj, Namespace):
-        fn = ev.functions.get(name)
-        if fn is None:
-            raise _no_attr(node, "module 'torch'", list(ev.functions))
-        return fn(ev, node, args, kw)
+        return namespaces.call_method(ev, node, obj, args, kw)
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "name":
             return Str(obj.name if isinstance(obj, Function) else
@@ -230,9 +229,11 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
         method = TENSOR_METHODS.get(name)
         if method is not None:
             return method(ev, node, obj, args, kw)
-        if name in FUNCTIONS:  # x.sum(), x.exp(), x.pow(2): the function with x first
-            return FUNCTIONS[name](ev, node, [obj, *args], kw)
-        raise _no_attr(node, "'Tensor' object", list(TENSOR_METHODS) + list(FUNCTIONS))
+        got = namespaces.call_method(ev, node, obj, args, kw)  # x.sum(), x.exp(), x.pow(2)
+        if got is not NotImplemented:
+            return got
+        raise namespaces.missing(node, "'Tensor' object", list(TENSOR_METHODS) + [
+            n for n in ev.functions if "Tensor" in namespaces.spaces_of(n)])
     raise DdxTypeError(f"{type_name(obj)} has no method '{name}'", start=node.pos, end=node.end)
 
 

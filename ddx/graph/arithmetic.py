@@ -7,9 +7,10 @@ from typing import Any
 
 from ..errors import DdxShapeError, DdxTypeError, DdxValueError
 from ..fmt import number as fmt_number
-from ..lang.lowering import BINARY
+from ..lang.lowering import BINARY, COMPARE
 from ..lang.tree import Ast
 from ..limits import check_elements
+from ..ops import OPS
 from .tensor import Tensor
 from .values import fold_numbers, type_name, weak
 
@@ -50,6 +51,11 @@ class Arithmetic:
         sym = node.value
         a = self.tensor_operand(a, node, "left")
         b = self.tensor_operand(b, node, "right")
+        if sym in COMPARE:
+            name, swapped = COMPARE[sym]
+            if a.weak and not b.weak:
+                return self.compare(node, swapped, b, a)
+            return self.compare(node, name, a, b)
         if a.weak and b.weak:
             return self.fold(node, sym, a.value.item(), b.value.item())
         if sym == "@":
@@ -67,6 +73,15 @@ class Arithmetic:
             number = a if b is first else b
             return self.op(plan.op, node, [first], {plan.key: number.value.item()})
         return self.op(plan.op, node, [first, a if plan.second == "a" else b])
+
+    def compare(self, node: Ast, name: str, a: Tensor, b: Tensor) -> Any:
+        """A comparison: two plain numbers give a Python bool; tensors a bool tensor that does
+        not require grad (the row is not differentiable)."""
+        if a.weak and b.weak:
+            return bool(OPS[name].fn(a.value.item(), b.value.item()))
+        if not (a.weak or b.weak):
+            self.check_broadcast(node, a, b)
+        return self.op(name, node, [a, b])
 
     def fold(self, node: Ast, sym: str, x, y) -> Tensor:
         """Both operands are plain numbers: Python arithmetic, as PyTorch would see it."""

@@ -10,6 +10,7 @@ from ..errors import DdxError, DdxNameError, DdxShapeError, DdxTypeError, DdxVal
 from ..lang.tree import Ast
 from ..limits import MAX_DIMS, check_elements, short_int
 from ..ops import stack_op
+from . import namespaces
 from .tensor import Tensor
 from .values import type_name, weak
 
@@ -36,14 +37,30 @@ class Compound:
         if kind == "call":
             fn = self.functions.get(node.value)
             if fn is None:
-                close = suggest(node.value, self.functions)
+                if namespaces.pytorch_has("torch", node.value) or \
+                        namespaces.pytorch_has("F", node.value):
+                    raise DdxNameError(f"'{node.value}' is not supported by ddx",
+                                       start=node.pos, end=node.pos + len(node.value))
+                close = namespaces.close_name(node.value, self.functions, suggest)
                 raise DdxNameError(
                     f"unknown function '{node.value}'" + (f"; did you mean '{close}'?" if close
                                                           else ""),
                     start=node.pos, end=node.pos + len(node.value))
             return fn(self, node, pos, kw)
+        if kind == "str":
+            return node.value
+        if kind == "tuple":
+            return tuple(values)
+        if kind == "list":
+            return list(values)
+        if kind == "ellipsis":
+            return Ellipsis
         if kind in ("attr", "method"):
             if not self.repl:
+                got = (namespaces.get_attr(self, node, pos[0]) if kind == "attr" else
+                       namespaces.call_method(self, node, pos[0], pos[1:], kw))
+                if got is not NotImplemented:
+                    return got
                 what = f".{node.value}" + ("()" if kind == "method" else "")
                 raise DdxTypeError(f"{what} belongs to the REPL language (ddx repl, ddx run)",
                                    start=node.pos, end=node.end)

@@ -15,9 +15,10 @@ from .arithmetic import Arithmetic
 from .compound import Compound
 from .functions import FUNCTIONS, Functions
 from .journal import Journal
+from .namespaces import MODULES, close_name
 from .record import GRAD_MODE, apply
 from .tensor import Tensor, label_of
-from .values import CONSTANTS, DTYPES, NO_GRAD, TORCH, DType, NoGrad, py_type, truth, type_name, weak
+from .values import CONSTANTS, DTYPES, NO_GRAD, DType, NoGrad, py_type, truth, type_name, weak
 
 
 def _operands(node: Ast) -> tuple | list:
@@ -258,12 +259,12 @@ class Evaluator(Arithmetic, Compound):
             return None
         if name == "no_grad":
             return NO_GRAD
-        if name == "torch":
-            return TORCH
+        if name in MODULES:
+            return MODULES[name]
         if name in DTYPES:
             return DType(DTYPES[name])
         known = list(self.env) + list(CONSTANTS)
-        close = suggest(name, known + list(self.functions))
+        close = close_name(name, known + list(self.functions), suggest)
         hint = f"did you mean '{close}'?" if close else None
         if name in self.functions:
             raise DdxNameError(f"'{name}' is a function: call it as {name}(...)",

@@ -38,14 +38,6 @@ class DType:
         return hash(self.np)
 
 
-class Namespace:
-    """``torch``: lets ``torch.tensor(...)`` and ``torch.float32`` be typed as in the seed."""
-
-    def __repr__(self) -> str:
-        return "<module 'torch'>"
-
-
-TORCH = Namespace()
 NO_GRAD = NoGrad()
 
 

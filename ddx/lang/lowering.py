@@ -46,3 +46,8 @@ BINARY: dict[tuple[str, bool, bool], Plan] = {
     ("^", True, False): Plan("rpow_scalar", "b", key="base"),
     ("^", False, True): Plan("pow_scalar", "a", key="exponent"),
 }
+
+# Comparisons: operator -> row, and the row for the operands swapped (``0 < x`` is ``x > 0``,
+# as Python calls the tensor's own method). Their results never require grad.
+COMPARE: dict[str, tuple[str, str]] = {"<": ("lt", "gt"), "<=": ("le", "ge"), ">": ("gt", "lt"),
+                                       ">=": ("ge", "le"), "==": ("eq", "eq"), "!=": ("ne", "ne")}

@@ -87,6 +87,41 @@ def _slice_parts(children) -> list:
     return parts + [None] * (3 - len(parts))
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0",
+            "a": "\a", "b": "\b", "f": "\f", "v": "\v", "\n": ""}
+
+
+def unquote(text: str) -> str:
+    """A string literal's value, its escapes decoded as Python decodes them (an unknown
+    escape keeps its backslash); no eval."""
+    body = text[1:-1]
+    if "\\" not in body:
+        return body
+    out = []
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\" and i + 1 < n:
+            nxt = body[i + 1]
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+                i += 2
+                continue
+            if nxt in "xuU":
+                width = {"x": 2, "u": 4, "U": 8}[nxt]
+                digits = body[i + 2:i + 2 + width]
+                if len(digits) == width and all(d in "0123456789abcdefABCDEF" for d in digits):
+                    code = int(digits, 16)
+                    if code <= 0x10FFFF:
+                        out.append(chr(code))
+                        i += 2 + width
+                        continue
+                raise DdxSyntaxError(f"truncated \\{nxt} escape in a string")
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 class Builder:
     """Maps each grammar alias to an AST node; runs inside the LALR parser, so nothing recurses."""
 
@@ -125,6 +160,25 @@ class Builder:
 
     def subscripts(self, *children):
         return _tokens(children)
+
+    def string(self, tok):
+        return Ast("str", unquote(tok[1]), (), (), tok[2], tok[3])
+
+    def ellipsis(self, tok):
+        return Ast("ellipsis", None, (), (), tok[2], tok[3])
+
+    def tuple(self, lpar, *rest):
+        rpar = rest[-1]
+        items = [rest[0], *rest[2]] if len(rest) == 4 else []
+        return Ast("tuple", None, tuple(items), (), lpar[2], rpar[3])
+
+    def tuple_bare(self, *children):
+        items = _tokens(children)
+        return Ast("tuple", None, tuple(items), (), items[0].ostart, children[-1][3]
+                   if type(children[-1]) is tuple else items[-1].oend)
+
+    def compare(self, a, op, b):
+        return Ast("bin", op[1], (a, b), (), a.ostart, b.oend, op[2])
 
     def vector(self, lsqb, items, rsqb):
         return Ast("vec", None, tuple(items), (), lsqb[2], rsqb[3])

@@ -15,7 +15,14 @@ Both of those find the derivative of each numpy function a rule uses in this sam
 
 from __future__ import annotations
 
-from . import rows, rows_linalg, rows_loss, rows_reduce, rows_shape  # noqa: F401 - the rows
+from . import (  # noqa: F401 - registering the rows
+    rows,
+    rows_compare,
+    rows_linalg,
+    rows_loss,
+    rows_reduce,
+    rows_shape,
+)
 from .rows import stack_op
 from .table import CALLS, OPS, UFUNCS, Op, display_name, op, unregister
 

@@ -327,6 +327,7 @@ class LeanBuilder:
         raise _Decline
 
     with_stmt = index = attr = method = vector = items = kwarg = subscripts = slice = _decline
+    string = ellipsis = tuple = tuple_bare = compare = _decline
 
     def template(self) -> Template | None:
         out = self.result

@@ -1,0 +1,130 @@
+"""The op table's comparison and selection rows: the comparisons (bool results that never
+require grad), where, clamp and its one-sided forms, lerp and nan_to_num."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .table import op
+
+INF = float("inf")
+
+
+def _none(g, o, *inputs, **kw):  # a comparison's rule: never run (its result needs no grad)
+    return g * 0
+
+
+# PyTorch's operator, its function names, and numpy's ufunc
+_COMPARISONS = (("lt", "<", ("less",), np.less), ("le", "<=", ("less_equal",), np.less_equal),
+                ("gt", ">", ("greater",), np.greater),
+                ("ge", ">=", ("greater_equal",), np.greater_equal),
+                ("eq", "==", (), np.equal), ("ne", "!=", ("not_equal",), np.not_equal))
+for _name, _sym, _aliases, _fn in _COMPARISONS:
+    op(_name, "", _fn, _none, _none, saves=False, reads="", call="compare", names=_aliases,
+       text="{0} %s {1}" % _sym, prec=0, symbol=_sym, dtype="bool", differentiable=False,
+       emit={"torch": "({0} %s {1})" % _sym, "jax": "({0} %s {1})" % _sym},
+       example=(f"x {_sym} y", {}))
+
+
+def _where_taken(g, o, c, a, b):
+    return np.where(c, g, 0 * g)
+
+
+def _where_other(g, o, c, a, b):
+    return np.where(c, 0 * g, g)
+
+
+op("where", "WhereBackward0", lambda c, a, b: np.where(c, a, b), _none, _where_taken,
+   _where_other, reads="i", call="where", elementwise=False,
+   jvp=lambda ts, o, c, a, b: np.where(c, 0 if ts[1] is None else ts[1],
+                                       0 if ts[2] is None else ts[2]),
+   emit={"torch": "torch.where({0}, {1}, {2})", "jax": "jnp.where({0}, {1}, {2})"},
+   example=("where(x > 0.5, x, y)", {}))
+
+
+# --- clamp: bounds as plain numbers (keyword arguments) or as tensors (inputs) -------------
+def clamp(a, min=None, max=None):
+    out = a if min is None else np.maximum(a, min)
+    return out if max is None else np.minimum(out, max)
+
+
+def _inside(a, lo, hi):
+    keep = np.ones(np.shape(a), dtype=bool)
+    if lo is not None:
+        keep = keep & (a >= lo)
+    if hi is not None:
+        keep = keep & (a <= hi)
+    return keep
+
+
+def _emit_clamp(args, t, lib):
+    kw = t.kw
+    lo, hi = kw.get("min"), kw.get("max")
+    if lib == "torch":
+        return f"torch.clamp({args[0]}, min={lo!r}, max={hi!r})"
+    return f"jnp.clip({args[0]}, {lo!r}, {hi!r})"
+
+
+op("clamp", "ClampBackward1", clamp,
+   lambda g, o, a, min=None, max=None: g * _inside(a, min, max), reads="i", call="clamp",
+   names=("clip",), emit={"torch": _emit_clamp, "jax": _emit_clamp},
+   kink=(lambda a, min=None, max=None: (a == min) | (a == max),
+         "at a bound PyTorch passes the gradient through (the bounds are inside)"),
+   example=("clamp(x, -0.5, 1)", {}))
+op("clamp_min", "ClampMinBackward0", lambda a, min: np.maximum(a, min),
+   lambda g, o, a, min: g * (a >= min), reads="i", call="clamp",
+   emit={"torch": "torch.clamp_min({0}, {min!r})", "jax": "jnp.maximum({0}, {min!r})"},
+   kink=(lambda a, min: a == min, "at the bound PyTorch passes the gradient through"),
+   example=("clamp_min(x, 0.5)", {}))
+op("clamp_max", "ClampMaxBackward0", lambda a, max: np.minimum(a, max),
+   lambda g, o, a, max: g * (a <= max), reads="i", call="clamp",
+   emit={"torch": "torch.clamp_max({0}, {max!r})", "jax": "jnp.minimum({0}, {max!r})"},
+   kink=(lambda a, max: a == max, "at the bound PyTorch passes the gradient through"),
+   example=("clamp_max(x, 0.5)", {}))
+
+
+def _clamp_tensor(a, lo, hi):
+    return np.minimum(np.maximum(a, lo), hi)
+
+
+op("clamp_tensor", "ClampBackward0", _clamp_tensor,
+   lambda g, o, a, lo, hi: np.where((a >= lo) & (a <= hi), g, 0 * g),
+   lambda g, o, a, lo, hi: np.where(a < lo, g, 0 * g),
+   lambda g, o, a, lo, hi: np.where(a > hi, g, 0 * g), reads="i", shown="clamp",
+   symbol="clamp", emit={"torch": "torch.clamp({0}, {1}, {2})", "jax": "jnp.clip({0}, {1}, {2})"},
+   example=("clamp(x, y - 1, y + 1)", {}))
+op("clamp_min_tensor", "ClampMinBackward1", np.maximum,
+   lambda g, o, a, lo: np.where(a >= lo, g, 0 * g),
+   lambda g, o, a, lo: np.where(a < lo, g, 0 * g), reads="i", shown="clamp_min",
+   symbol="clamp_min", emit={"torch": "torch.clamp_min({0}, {1})", "jax": "jnp.maximum({0}, {1})"},
+   example=("clamp_min(x, y)", {}))
+op("clamp_max_tensor", "ClampMaxBackward1", np.minimum,
+   lambda g, o, a, hi: np.where(a <= hi, g, 0 * g),
+   lambda g, o, a, hi: np.where(a > hi, g, 0 * g), reads="i", shown="clamp_max",
+   symbol="clamp_max", emit={"torch": "torch.clamp_max({0}, {1})", "jax": "jnp.minimum({0}, {1})"},
+   example=("clamp_max(x, y)", {}))
+
+# --- lerp: start + weight * (end - start) ------------------------------------------------
+op("lerp", "LerpBackward0", lambda a, b, *, weight: a + weight * (b - a),
+   lambda g, o, a, b, *, weight: g * (1 - weight), lambda g, o, a, b, *, weight: g * weight,
+   reads="i", call="lerp",
+   emit={"torch": "torch.lerp({0}, {1}, {weight!r})",
+         "jax": "({0} + {weight!r} * ({1} - {0}))"},
+   example=("lerp(x, y, 0.25)", {}))
+op("lerp_tensor", "LerpBackward1", lambda a, b, w: a + w * (b - a),
+   lambda g, o, a, b, w: g * (1 - w), lambda g, o, a, b, w: g * w,
+   lambda g, o, a, b, w: g * (b - a), reads="i", shown="lerp", symbol="lerp",
+   emit={"torch": "torch.lerp({0}, {1}, {2})", "jax": "({0} + {2} * ({1} - {0}))"},
+   example=("lerp(x, y, x * y)", {}))
+
+
+def nan_to_num(a, nan=0.0, posinf=None, neginf=None):
+    info = np.finfo(a.dtype if np.asarray(a).dtype.kind == "f" else np.float64)
+    return np.nan_to_num(a, nan=nan, posinf=info.max if posinf is None else posinf,
+                         neginf=info.min if neginf is None else neginf)
+
+
+op("nan_to_num", "NanToNumBackward0", nan_to_num,
+   lambda g, o, a, **kw: np.where(np.isfinite(a), g, 0 * g), reads="i", call="unary",
+   params={"nan": 0.0, "posinf": None, "neginf": None},
+   emit={"torch": "torch.nan_to_num({0})", "jax": "jnp.nan_to_num({0})"})
