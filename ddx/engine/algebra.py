@@ -52,6 +52,9 @@ def _number(sp, v: float):
     short = repr(v)
     if len(short) <= 8 and "e" not in short:  # 0.5, 0.01, 1.75: exact decimals as fractions
         return sp.Rational(Fraction(short))
+    simple = Fraction(v).limit_denominator(1000)  # 1/3 and 2/3 (mean's 1/n) as written
+    if float(simple) == v:
+        return sp.Rational(simple.numerator, simple.denominator)
     return sp.Float(v, 17)
 
 

@@ -163,9 +163,8 @@ def number(v: float, shape=()) -> Sym:
     return Sym(float(v), np.full(shape, v, dtype=np.float64))
 
 
-def name(text: str, value) -> Sym:
+def name(text: str, value) -> Sym:  # a variable
     return Sym(text, value)
-
 
 def lift(x) -> Sym:
     if isinstance(x, Sym):
@@ -309,6 +308,7 @@ _FUNCS = {
     np.outer: _outer,
     np.broadcast_to: _shape_fn(np.broadcast_to),
     np.expand_dims: _shape_fn(np.expand_dims),
+    np.reshape: _shape_fn(np.reshape), np.squeeze: _shape_fn(np.squeeze),
     np.transpose: lambda a, *r, **k: make("transpose", (a,), {}) if np.ndim(_value(a)) > 1 else a,
     np.shape: lambda a: np.shape(_value(a)),
     np.ndim: lambda a: np.ndim(_value(a)),
