@@ -160,30 +160,35 @@ def open_text(path: str) -> IO[str]:
         return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape",
                                 newline="")
     try:
-        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
+        text = open(path, encoding="utf-8", errors="surrogateescape", newline="")
     except OSError as exc:
         raise DdxUsageError(f"cannot read {path}: {exc.strerror}") from None
+    from .progress import reading
+
+    reading(path, text.buffer)  # (a progress bar reads how far it has got)
+    return text
 
 
 class progress:
-    """A Rich progress bar on stderr, only when stderr is a terminal and the input a file."""
+    """Progress on stderr (ddx/app/progress.py): rows, and the percentage of the file read and
+    an ETA for a file opened by open_text, the rate on stdin; only on a terminal, after 1 s.
+    Yields ``advance(rows)``, or None when no progress is shown."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, raw=None) -> None:
         self.path = path
+        self.raw = raw
         self.bar = None
 
     def __enter__(self):
-        if not sys.stderr.isatty() or self.path == "-":
-            return None
-        from rich.console import Console
-        from rich.progress import Progress
+        from .progress import data_progress
 
-        self.bar = Progress(console=Console(stderr=True), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("rows", total=None)
-        return lambda n: self.bar.advance(task, n)
+        self.bar = data_progress(self.path, self.raw)
+        return self.bar.advance if self.bar.on else None
 
     def __exit__(self, *exc) -> bool:
+        from .progress import READING
+
+        READING.pop(self.path, None)
         if self.bar is not None:
-            self.bar.stop()
+            self.bar.close()
         return False
