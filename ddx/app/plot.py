@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import DdxError, DdxUsageError
-from ..out.plotdata import PlotData, Series
+from ..out.plot import Plot
+from ..out.plotdata import Series
 from .api import Trace
 from .bindings import constant
 
@@ -209,7 +210,7 @@ def nonfinite_runs(xs: np.ndarray, ys: np.ndarray) -> list[tuple[float, float, s
 
 
 def sample(expr: str, bindings: Mapping[str, Any], *, order: int = 1, at: float | None = None,
-           points: int = DEFAULT_POINTS, dtype: str = "float64") -> PlotData:
+           points: int = DEFAULT_POINTS, dtype: str = "float64") -> Plot:
     """Sample f and its derivatives over the range of the one ranged binding."""
     if order not in (1, 2):
         raise DdxUsageError(f"--order is 1 or 2, not {order}")
@@ -242,12 +243,12 @@ def sample(expr: str, bindings: Mapping[str, Any], *, order: int = 1, at: float 
     if at is not None:
         f0, d0 = (float(c[0]) for c in sampler.values(np.array([at]), 1))
         tangent = (float(at), f0, d0)
-    return PlotData(expr=expr, var=var, xs=xs, series=series, kinks=sorted(kinks),
+    return Plot(expr=expr, var=var, xs=xs, series=series, kinks=sorted(kinks),
                     jumps=sorted(jumps), nonfinite=nonfinite_runs(xs, cols[1]),
                     tangent=tangent, vectorised=sampler.vectorised)
 
 
-def plot(expr: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> PlotData:
+def plot(expr: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> Plot:
     """The library's plot: ``ddx.plot("relu(x) + x^2", x="-2:2", at=1)``; keywords that are not
     options are bindings. The result renders in a terminal or notebook, and ``.save(path)``
     writes a .png/.svg/.pdf (matplotlib)."""

@@ -9,7 +9,21 @@ from rich.text import Text
 
 from ..fmt import short
 from ..textsafe import safe_text
-from .plotdata import PlotData
+from .plotdata import PlotData, y_range
+
+
+class Plot(PlotData):
+    """A sampled plot that draws itself in a terminal or notebook and saves itself to a file."""
+
+    def __rich_console__(self, console, options):
+        color = console.color_system is not None and not console.no_color
+        yield render(self, width=options.max_width, color=color)
+
+    def save(self, path: str) -> None:
+        """Write the plot to a .png, .svg or .pdf file (matplotlib)."""
+        from .plotfile import write_plot
+
+        write_plot(self, path)
 
 STYLE = {"f": "bold blue", "f′": "red", "f″": "green", "tangent": "yellow"}
 GLYPH = {"f′": "+", "f″": "x"}  # without colour, the derivatives are told apart by glyph
@@ -32,24 +46,6 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
         if len(ticks) >= 2 and (not best or abs(len(ticks) - count) <= abs(len(best) - count)):
             best = ticks
     return best or [lo, hi]
-
-
-def y_range(data: PlotData) -> tuple[float, float]:
-    """A y range showing every series, unless a few huge values (a pole) would flatten it."""
-    finite = [s.ys[np.isfinite(s.ys)] for s in data.series]
-    vals = np.concatenate(finite) if finite else np.zeros(0)
-    if data.tangent is not None and math.isfinite(data.tangent[1]):
-        vals = np.append(vals, data.tangent[1])
-    if vals.size == 0:
-        return -1.0, 1.0
-    lo, hi = float(vals.min()), float(vals.max())
-    q1, q3 = (float(v) for v in np.percentile(vals, [10, 90]))
-    if hi - lo > 20 * max(q3 - q1, 1e-300):  # a pole: keep the body of the curves in view
-        lo, hi = max(lo, q1 - 2 * (q3 - q1)), min(hi, q3 + 2 * (q3 - q1))
-    if hi - lo < 1e-12 * max(1.0, abs(hi)):
-        lo, hi = lo - 1, hi + 1
-    pad = 0.04 * (hi - lo)
-    return lo - pad, hi + pad
 
 
 class Canvas:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,21 +46,27 @@ class PlotData:
                          f"  (y = {short(y0)} + {short(d0)}·({v} - {short(x0)}))")
         return lines
 
-    def __rich_console__(self, console, options):
-        from .plot import render
-
-        color = console.color_system is not None and not console.no_color
-        yield render(self, width=options.max_width, color=color)
-
-    def save(self, path: str) -> None:
-        """Write the plot to a .png, .svg or .pdf file (matplotlib)."""
-        from .plotfile import write_plot
-
-        write_plot(self, path)
-
     def table(self) -> dict[str, list[float]]:
         """The samples as columns (x, f, f′, ...)."""
         out = {self.var: self.xs.tolist()}
         for s in self.series:
             out[s.key] = np.asarray(s.ys, dtype=float).tolist()
         return out
+
+
+def y_range(data: PlotData) -> tuple[float, float]:
+    """A y range showing every series, unless a few huge values (a pole) would flatten it."""
+    finite = [s.ys[np.isfinite(s.ys)] for s in data.series]
+    vals = np.concatenate(finite) if finite else np.zeros(0)
+    if data.tangent is not None and math.isfinite(data.tangent[1]):
+        vals = np.append(vals, data.tangent[1])
+    if vals.size == 0:
+        return -1.0, 1.0
+    lo, hi = float(vals.min()), float(vals.max())
+    q1, q3 = (float(v) for v in np.percentile(vals, [10, 90]))
+    if hi - lo > 20 * max(q3 - q1, 1e-300):  # a pole: keep the body of the curves in view
+        lo, hi = max(lo, q1 - 2 * (q3 - q1)), min(hi, q3 + 2 * (q3 - q1))
+    if hi - lo < 1e-12 * max(1.0, abs(hi)):
+        lo, hi = lo - 1, hi + 1
+    pad = 0.04 * (hi - lo)
+    return lo - pad, hi + pad

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import DdxError, DdxUsageError
 from ..fmt import short
-from .plotdata import PlotData
+from .plotdata import PlotData, y_range
 
 FORMATS = ("png", "svg", "pdf")
 COLORS = {"f": "#1c64f2", "f′": "#e03131", "f″": "#2b8a3e", "tangent": "#e0a800",
@@ -32,8 +32,6 @@ def _matplotlib():
 
 def figure_bytes(data: PlotData, fmt: str) -> bytes:
     """The picture's bytes (reproducible: no dates or random ids in the file)."""
-    from .plot import y_range
-
     plt = _matplotlib()
     import matplotlib
 
