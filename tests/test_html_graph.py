@@ -336,3 +336,19 @@ def test_folding_and_search_on_a_500_node_graph(browser, tmp_path):
     shown = by_name(browser)
     for name, g in t.grads.items():
         assert shown[name]["grad"] == cell(g)["text"]
+
+
+@pytest.mark.skipif(shutil.which("ddx") is None and not os.environ.get("DDX_REQUIRE_INSTALLED"),
+                    reason="ddx is not installed as a command here")
+def test_installed_package_ships_the_page_assets(tmp_path):
+    """A non-editable install (CI's) carries the page's script, style and template."""
+    import subprocess
+
+    path = tmp_path / "g.html"
+    proc = subprocess.run([shutil.which("ddx"), SEED[0], "w=3", "x=2", "b=1", "--graph", str(path),
+                           "--json"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    text = path.read_text()
+    assert "function layout()" in text and ".node.kind-leaf" in text
+    assert [s["grad_fn"] for s in page_data(text)["steps"]] == \
+        ["AddBackward0", "PowBackward0", "AddBackward0", "MulBackward0"]
