@@ -86,19 +86,20 @@ class JsonlWriter:
 
     def write(self, block, columns: list[np.ndarray]) -> None:
         pl = self.pl
-        parts = []
+        rows = pl.Series(np.arange(block.first, block.first + block.n)).cast(pl.String)
+        parts = [pl.lit('{"row": '), pl.lit(rows)]  # (the data row, as the plain writer's)
         for k, name in enumerate(self.kept):
             text = block.kept.get_column(name).map_elements(
                 lambda v: json.dumps(v, default=str), return_dtype=pl.String, skip_nulls=False)
-            parts += [pl.lit(("{" if k == 0 else ", ") + self.keys[k]), pl.lit(text)]
+            parts += [pl.lit(", " + self.keys[k]), pl.lit(text)]
         for k, (name, col) in enumerate(zip(self.names, columns)):
             key = self.keys[len(self.kept) + k]
-            parts += [pl.lit(("{" if not parts else ", ") + key),
-                      pl.lit(number_column(pl, name, col, [], as_json=True))]
+            parts += [pl.lit(", " + key), pl.lit(number_column(pl, name, col, [], as_json=True))]
         line = pl.select(pl.concat_str(parts + [pl.lit("}")]).alias("line")).to_series()
         if block.bad:
             bad = sorted(block.bad)
-            line = line.scatter(bad, [json.dumps({"error": block.bad[i]}) for i in bad])
+            line = line.scatter(bad, [json.dumps({"row": block.first + i, "error": block.bad[i]})
+                                      for i in bad])
         buf = io.BytesIO()
         pl.DataFrame([line]).write_csv(buf, include_header=False, quote_style="never",
                                        line_terminator="\n")
