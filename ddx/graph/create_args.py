@@ -1,0 +1,175 @@
+"""Arguments of PyTorch's creation functions: sizes (several ints, or one tuple/list),
+``dtype=``, ``requires_grad=``, plain ints and numbers, each checked with PyTorch's words; and
+the new leaf tensor they make."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxTypeError
+from ..lang.tree import Ast
+from ..limits import MAX_DIMS, check_elements
+from .args import Evaluating, bind, truth_arg
+from .tensor import Tensor
+from .values import DType, py_type
+
+OPTIONS = ("dtype", "requires_grad", "device")  # every creation function's keywords
+TORCH_TYPE = {"float64": "Double", "float32": "Float", "int64": "Long", "int32": "Int",
+              "bool": "Bool"}  # the names in PyTorch's "not implemented for 'Long'"
+
+
+def kind_of(value: Any) -> str:
+    """PyTorch's name for an argument's type in its messages: int, float, bool, Tensor..."""
+    if isinstance(value, Tensor) and not value.weak:
+        return "Tensor"
+    if isinstance(value, list):
+        return "list"
+    return py_type(value)
+
+
+def plain_int(value: Any) -> int | None:
+    """``value`` as a Python int if PyTorch takes it as one (a number or a 0-d int tensor)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor) and value.value.ndim == 0 and value.value.dtype.kind in "iu":
+        return int(value.value.item())
+    return None
+
+
+def int_arg(node: Ast, key: str, value: Any, position: int | None) -> int:
+    n = plain_int(value)
+    if n is None:
+        where = f" (position {position})" if position else ""
+        raise DdxTypeError(f"{node.value}(): argument '{key}'{where} must be int, not "
+                           f"{kind_of(value)}", start=node.pos, end=node.end)
+    return n
+
+
+def number_arg(node: Ast, key: str, value: Any, position: int | None = None) -> int | float | bool:
+    """A Python number (start=, fill_value=, mean=): ints stay ints (dtype inference)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Tensor) and value.value.ndim == 0:
+        return value.value.item()
+    where = f" (position {position})" if position else ""
+    raise DdxTypeError(f"{node.value}(): argument '{key}'{where} must be Number, not "
+                       f"{kind_of(value)}", start=node.pos, end=node.end)
+
+
+def _size_items(node: Ast, items: list, what: str) -> tuple[int, ...]:
+    shape = []
+    for k, item in enumerate(items):
+        n = plain_int(item)
+        if n is None:
+            raise DdxTypeError(f"{node.value}(): argument 'size' {what}must be tuple of ints, "
+                               f"but found element of type {kind_of(item)} at pos {k}",
+                               start=node.pos, end=node.end)
+        shape.append(n)
+    return tuple(shape)
+
+
+def sequence(value: Any) -> list | None:
+    """The items of a size given as one tuple, list, torch.Size or 1-D int literal."""
+    if isinstance(value, (tuple, list)):
+        return list(value)
+    if isinstance(value, Tensor) and value.value.ndim == 1 and value.value.dtype.kind in "iu" \
+            and value.const:
+        return [Tensor(np.asarray(v), weak=True) for v in value.value.tolist()]
+    return None
+
+
+def size_arg(node: Ast, value: Any, position: int | None) -> tuple[int, ...]:
+    """A size that must be a tuple or list (full(size, v), randint(high, size))."""
+    items = sequence(value)
+    if items is None:
+        where = f" (position {position})" if position else ""
+        raise DdxTypeError(f"{node.value}(): argument 'size'{where} must be tuple of ints, not "
+                           f"{kind_of(value)}", start=node.pos, end=node.end)
+    return checked(node, _size_items(node, items, ""))
+
+
+def sizes(node: Ast, args: list, kw: dict) -> tuple[int, ...]:
+    """The size of ones(2, 3), ones((2, 3)), ones([2, 3]), ones(size=(2, 3))."""
+    if "size" in kw:
+        if args:
+            raise DdxTypeError(f"{node.value}() got multiple values for argument 'size'",
+                               start=node.pos, end=node.end)
+        return size_arg(node, kw["size"][0], None)
+    if not args:
+        raise DdxTypeError(f'{node.value}() missing 1 required positional arguments: "size"',
+                           start=node.pos, end=node.end)
+    if len(args) == 1:
+        items = sequence(args[0])
+        if items is not None:
+            return checked(node, _size_items(node, items, ""))
+        if plain_int(args[0]) is None:
+            raise DdxTypeError(f"{node.value}(): argument 'size' (position 1) must be tuple of "
+                               f"ints, not {kind_of(args[0])}", start=node.pos, end=node.end)
+    for k, item in enumerate(args):
+        if plain_int(item) is None:
+            raise DdxTypeError(f"{node.value}(): argument 'size' failed to unpack the object at "
+                               f"pos {k + 1} with error \"type must be tuple of ints,but got "
+                               f"{kind_of(item)}\"", start=node.pos, end=node.end)
+    return checked(node, tuple(plain_int(a) for a in args))
+
+
+def checked(node: Ast, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A size checked as PyTorch checks it, and against DDX_MAX_ELEMENTS before anything is
+    allocated."""
+    if len(shape) > MAX_DIMS:
+        raise DdxRuntimeError(f"{node.value}(): a tensor has at most {MAX_DIMS} dimensions, "
+                              f"got {len(shape)}", start=node.pos, end=node.end)
+    for n in shape:
+        if n < 0:
+            raise DdxRuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                  f"[{', '.join(map(str, shape))}]", start=node.pos, end=node.end)
+    count = 1
+    for n in shape:
+        count *= n
+    check_elements(max([count, *shape]), f"{node.value}()")
+    return shape
+
+
+def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
+    """``dtype=`` (default ``default``) and ``requires_grad=``; ``device='cpu'`` is accepted."""
+    dtype = kw.get("dtype", (None,))[0]
+    if dtype is None:
+        dtype = np.dtype(default)
+    elif isinstance(dtype, DType):
+        dtype = dtype.np
+    else:
+        raise DdxTypeError(f"{node.value}(): argument 'dtype' must be torch.dtype, not "
+                           f"{kind_of(dtype)}", start=node.pos, end=node.end)
+    device = kw.get("device", ("cpu",))[0]
+    if device is not None and str(device) != "cpu":
+        raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
+                              f"got device={device!r}", start=node.pos, end=node.end)
+    grad = kw.get("requires_grad", (False,))[0]
+    return dtype, truth_arg(node, "requires_grad", grad)
+
+
+def fresh(ev: Evaluating, node: Ast, value: np.ndarray, requires_grad: bool) -> Tensor:
+    """A new leaf, as a creation function returns it."""
+    t = Tensor(value)
+    t.label = ev.label(node)
+    if requires_grad:
+        t.set_requires_grad(True, via="init")
+    ev.nodes.append(t)
+    return t
+
+
+def like(node: Ast, args: list, kw: dict, names: tuple, required: int = 1) -> dict:
+    """A *_like function's arguments: ``input`` a tensor, then ``names``, then the options."""
+    given = bind(node, args, {k: v for k, v in kw.items() if k not in OPTIONS},
+                 ("input", *names), required)
+    src = given["input"]
+    if not isinstance(src, Tensor) or src.weak:
+        raise DdxTypeError(f"{node.value}(): argument 'input' (position 1) must be Tensor, not "
+                           f"{kind_of(src)}", start=node.pos, end=node.end)
+    return given
+
+
+def torch_type(dtype: np.dtype) -> str:
+    return TORCH_TYPE.get(np.dtype(dtype).name, np.dtype(dtype).name)

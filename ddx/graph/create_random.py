@@ -1,0 +1,212 @@
+"""Random creation functions (rand randn randint normal and their *_like forms), the in-place
+normal_ and uniform_, and manual_seed / initial_seed / seed: PyTorch's CPU numbers from the
+process's one generator (ddx/ops/rng.py). A REPL statement that fails leaves the generator
+as it was (its undo log keeps the state), and a program that draws is never replayed from a
+recorded graph (its numbers would be frozen)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
+from ..lang.tree import Ast
+from ..ops.rng import GENERATOR
+from . import record
+from .args import Evaluating, bind, check_arity, check_keywords
+from .create_args import (
+    OPTIONS,
+    fresh,
+    int_arg,
+    kind_of,
+    like,
+    number_arg,
+    options,
+    size_arg,
+    sizes,
+    torch_type,
+)
+from .tensor import Tensor
+from .values import weak
+
+KERNELS = {"uniform": "check_uniform_bounds", "normal": "normal_kernel_cpu"}
+
+
+class GeneratorHandle:
+    """What torch.manual_seed returns: torch.default_generator."""
+
+    def __repr__(self) -> str:
+        return "<torch._C.Generator object at 0x7f00000e0000>"
+
+
+DEFAULT_GENERATOR = GeneratorHandle()
+
+
+def _generator(ev: Evaluating):
+    """The generator, about to be drawn from: its state goes in the statement's undo log,
+    and the program is marked as one whose values change from run to run."""
+    ev.drew_random = True
+    if ev.journal is not None:
+        ev.journal.keep(GENERATOR, "state")
+    return GENERATOR
+
+
+def _draw(ev: Evaluating, node: Ast, kind: str, shape: tuple, dtype: np.dtype, a: float,
+          b: float) -> np.ndarray:
+    if dtype.kind != "f":
+        raise DdxRuntimeError(f'"{KERNELS[kind]}" not implemented for \'{torch_type(dtype)}\'',
+                              start=node.pos, end=node.end)
+    if kind == "normal" and b < 0:
+        raise DdxRuntimeError(f"normal expects std >= 0.0, but found std {b:g}",
+                              start=node.pos, end=node.end)
+    if kind == "uniform" and a > b:
+        raise DdxRuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                              f"from={a:g} > to={b:g}", start=node.pos, end=node.end)
+    n = math.prod(shape)
+    gen = _generator(ev)
+    values = gen.uniform(n, dtype, a, b) if kind == "uniform" else gen.normal(n, dtype, a, b)
+    return values.reshape(shape)
+
+
+def _random(kind: str):
+    def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+        check_keywords(node, kw, ("size", *OPTIONS))
+        shape = sizes(node, args, kw)
+        dtype, grad = options(node, kw, ev.dtype)
+        return fresh(ev, node, _draw(ev, node, kind, shape, dtype, 0.0, 1.0), grad)
+    return call
+
+
+def _random_like(kind: str):
+    def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+        src = like(node, args, kw, ())["input"]
+        dtype, grad = options(node, kw, src.value.dtype)
+        return fresh(ev, node, _draw(ev, node, kind, src.value.shape, dtype, 0.0, 1.0), grad)
+    return call
+
+
+def _integers(ev: Evaluating, node: Ast, shape: tuple, low: int, high: int,
+              dtype: np.dtype) -> np.ndarray:
+    if low >= high:
+        raise DdxRuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                              f"from={low} >= to={high}", start=node.pos, end=node.end)
+    return _generator(ev).randint(math.prod(shape), low, high).reshape(shape).astype(dtype)
+
+
+def fn_randint(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    rest = {k: v for k, v in kw.items() if k not in OPTIONS}
+    names = ("low", "high", "size") if len(args) >= 3 or "low" in rest else ("high", "size")
+    given = bind(node, args, rest, names, len(names))
+    at = {k: (i + 1 if i < len(args) else None) for i, k in enumerate(names)}
+    low = int_arg(node, "low", given["low"], at["low"]) if "low" in given else 0
+    high = int_arg(node, "high", given["high"], at["high"])
+    shape = size_arg(node, given["size"], at["size"])
+    dtype, grad = options(node, kw, np.int64)
+    return fresh(ev, node, _integers(ev, node, shape, low, high, dtype), grad)
+
+
+def fn_randint_like(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    rest = {k: v for k, v in kw.items() if k not in OPTIONS}
+    names = ("low", "high") if len(args) >= 3 or "low" in rest else ("high",)
+    given = like(node, args, kw, names, 1 + len(names))
+    src = given["input"]
+    low = int_arg(node, "low", given["low"], 2) if "low" in given else 0
+    high = int_arg(node, "high", given["high"], len(args) if len(args) > 1 else None)
+    dtype, grad = options(node, kw, src.value.dtype)
+    return fresh(ev, node, _integers(ev, node, src.value.shape, low, high, dtype), grad)
+
+
+def fn_normal(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """torch.normal(mean, std, size): numbers for mean and std (the tensor forms are not
+    supported)."""
+    given = bind(node, args, {k: v for k, v in kw.items() if k not in OPTIONS},
+                 ("mean", "std", "size"), 3)
+    for key in ("mean", "std"):
+        if isinstance(given[key], Tensor) and not given[key].weak:
+            raise DdxTypeError("normal() with a tensor mean or std is not supported by ddx: "
+                               "give numbers and a size, normal(0.0, 1.0, (2, 3))",
+                               start=node.pos, end=node.end)
+    mean = float(number_arg(node, "mean", given["mean"], 1))
+    std = float(number_arg(node, "std", given["std"], 2))
+    shape = size_arg(node, given["size"], 3 if len(args) > 2 else None)
+    dtype, grad = options(node, kw, ev.dtype)
+    return fresh(ev, node, _draw(ev, node, "normal", shape, dtype, mean, std), grad)
+
+
+def _seed_value(node: Ast, value) -> int:
+    if isinstance(value, str):
+        raise DdxValueError(f"invalid literal for int() with base 10: {value!r}",
+                            start=node.pos, end=node.end)
+    if isinstance(value, bool):
+        return int(value)
+    if not (isinstance(value, Tensor) and value.value.size == 1):
+        raise DdxTypeError(f"manual_seed(): the seed must be a number, not {kind_of(value)}",
+                           start=node.pos, end=node.end)
+    v = value.value.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        raise DdxValueError(f"cannot convert float {v} to integer", start=node.pos,
+                            end=node.end)
+    seed = int(v)
+    if not -(1 << 63) <= seed < 1 << 64:
+        raise DdxValueError("Overflow when unpacking long long", start=node.pos, end=node.end)
+    return seed % (1 << 64)
+
+
+def fn_manual_seed(ev: Evaluating, node: Ast, args: list, kw: dict) -> GeneratorHandle:
+    check_arity(node, args, 1, kw)
+    seed = _seed_value(node, args[0])
+    _generator(ev).manual_seed(seed)
+    return DEFAULT_GENERATOR
+
+
+def fn_initial_seed(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    check_arity(node, args, 0, kw)
+    return weak(_generator(ev).initial_seed())
+
+
+def fn_seed(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    check_arity(node, args, 0, kw)
+    return weak(_generator(ev).seed())
+
+
+def _in_place(ev: Evaluating, node: Ast, t: Tensor, kind: str, a: float, b: float) -> Tensor:
+    if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
+        raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                              "operation.", start=node.pos, end=node.end)
+    values = _draw(ev, node, kind, t.value.shape, t.value.dtype, a, b)
+    if ev.journal is not None:
+        ev.journal.overwrite(t.value)
+    t.value[...] = values
+    return t
+
+
+def m_normal_(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Tensor:
+    """x.normal_(mean=0, std=1)."""
+    given = bind(node, args, kw, ("mean", "std"), 0)
+    mean = float(number_arg(node, "mean", given.get("mean", weak(0.0)), 1))
+    std = float(number_arg(node, "std", given.get("std", weak(1.0)), 2))
+    return _in_place(ev, node, t, "normal", mean, std)
+
+
+def m_uniform_(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Tensor:
+    """x.uniform_(from=0, to=1)."""
+    given = bind(node, args, kw, ("from", "to"), 0)
+    low = float(number_arg(node, "from", given.get("from", weak(0.0)), 1))
+    high = float(number_arg(node, "to", given.get("to", weak(1.0)), 2))
+    return _in_place(ev, node, t, "uniform", low, high)
+
+
+NAMED = {
+    "rand": _random("uniform"),
+    "randn": _random("normal"),
+    "randint": fn_randint,
+    "normal": fn_normal,
+    "rand_like": _random_like("uniform"),
+    "randn_like": _random_like("normal"),
+    "randint_like": fn_randint_like,
+    "manual_seed": fn_manual_seed,
+    "initial_seed": fn_initial_seed,
+    "seed": fn_seed,
+}
+TENSOR_METHODS = {"normal_": m_normal_, "uniform_": m_uniform_}
