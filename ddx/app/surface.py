@@ -6,16 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxRuntimeError, DdxTypeError, suggest
+from ..errors import DdxTypeError, suggest
 from ..graph import namespaces, record
 from ..graph.functions import FUNCTIONS, check_arity
 from ..graph.namespaces import TORCH, Namespace
 from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..graph.values import DTYPES, NO_GRAD, DType, truth, type_name
+from ..graph.values import NO_GRAD, DType, type_name
 from ..lang.tree import Ast
-from ..limits import MAX_DIMS, check_elements
-from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach, kw_arg
+from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
 from .values import NOTHING, PyNumber, Size, Str
 
 NONLEAF_GRAD_WARNING = (
@@ -24,92 +23,6 @@ NONLEAF_GRAD_WARNING = (
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information.")
-
-
-def _dtype_arg(value: Any) -> np.dtype | None:
-    if value is None:
-        return None
-    if isinstance(value, DType):
-        return value.np
-    raise DdxTypeError(f"dtype must be one of {', '.join(sorted(DTYPES))}, got "
-                       f"{type_name(value)}")
-
-
-def _fresh(ev: Evaluator, node: Ast, value: np.ndarray, requires_grad: Any = False) -> Tensor:
-    t = Tensor(value)
-    t.label = ev.label(node)
-    if requires_grad is not False and truth(requires_grad):
-        t.set_requires_grad(True, via="init")
-    ev.nodes.append(t)
-    return t
-
-
-def fn_tensor(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-    check_kw(node, kw, ("requires_grad", "dtype"))
-    check_arity(node, args, 1, {})
-    src = args[0]
-    if isinstance(src, bool):
-        src = Tensor(np.asarray(src))
-    if not isinstance(src, Tensor):
-        raise DdxTypeError(f"tensor() takes numbers or [..] literals, got {type_name(src)}",
-                           start=node.pos, end=node.end)
-    dtype = _dtype_arg(kw_arg(kw, "dtype"))
-    raw = src.value
-    if dtype is None:
-        dtype = raw.dtype if raw.dtype.kind in "bi" else (raw.dtype if raw.dtype.kind == "f"
-                                                         else ev.dtype)
-        if raw.dtype.kind == "f" and raw.dtype != np.float32:
-            dtype = np.float64
-    return _fresh(ev, node, np.array(raw, dtype=dtype), kw_arg(kw, "requires_grad", False))
-
-
-def _shape_args(ev: Evaluator, node: Ast, args: list) -> tuple[int, ...]:
-    """A constructor's size, checked as PyTorch checks it and against DDX_MAX_ELEMENTS before
-    anything is allocated."""
-    if len(args) == 1 and isinstance(args[0], (tuple, Size)):
-        items = list(args[0])
-    elif len(args) == 1 and isinstance(args[0], Tensor) and args[0].value.ndim == 1:
-        items = [Tensor(np.asarray(v)) for v in args[0].value.tolist()]
-    else:
-        items = args
-    shape = tuple(v if type(v) is int else ev.int_arg(v, node) for v in items)
-    if len(shape) > MAX_DIMS:
-        raise DdxRuntimeError(f"{node.value}(): a tensor has at most {MAX_DIMS} dimensions, "
-                              f"got {len(shape)}", start=node.pos, end=node.end)
-    for n in shape:
-        if n < 0:
-            raise DdxRuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                                  f"[{', '.join(map(str, shape))}]",
-                                  start=node.pos, end=node.end)
-    count = 1
-    for n in shape:
-        count *= n
-    check_elements(max([count, *shape]), f"{node.value}()")
-    return shape
-
-
-def _filled(fill: float):
-    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-        check_kw(node, kw, ("requires_grad", "dtype"))
-        dtype = _dtype_arg(kw_arg(kw, "dtype")) or ev.dtype
-        shape = _shape_args(ev, node, args)
-        return _fresh(ev, node, np.full(shape, fill, dtype=dtype),
-                      kw_arg(kw, "requires_grad", False))
-    return call
-
-
-def _filled_like(fill: float):
-    def call(ev: Evaluator, node: Ast, args: list, kw: dict) -> Tensor:
-        check_kw(node, kw, ("requires_grad", "dtype"))
-        check_arity(node, args, 1, {})
-        src = args[0]
-        if not isinstance(src, Tensor):
-            raise DdxTypeError(f"{node.value}() needs a tensor, got {type_name(src)}",
-                               start=node.pos, end=node.end)
-        dtype = _dtype_arg(kw_arg(kw, "dtype")) or src.value.dtype
-        return _fresh(ev, node, np.full(src.value.shape, fill, dtype=dtype),
-                      kw_arg(kw, "requires_grad", False))
-    return call
 
 
 def fn_zero_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
@@ -142,11 +55,6 @@ def fn_is_grad_enabled(ev: Evaluator, node: Ast, args: list, kw: dict):
 
 
 REPL_FUNCTIONS = {
-    "tensor": fn_tensor,
-    "ones": _filled(1.0),
-    "zeros": _filled(0.0),
-    "ones_like": _filled_like(1.0),
-    "zeros_like": _filled_like(0.0),
     "zero_grad": fn_zero_grad,
     "print": fn_print,
     "println": fn_print,
