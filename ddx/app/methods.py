@@ -6,7 +6,7 @@ import numpy as np
 
 from ..engine import reverse
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
-from ..graph import record
+from ..graph import create_random, record
 from ..graph.args import check_arity
 from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
@@ -140,6 +140,7 @@ TENSOR_METHODS = {
     "zero_": m_zero_,
     "size": m_size,
     "numpy": m_numpy,
+    **create_random.TENSOR_METHODS,  # normal_, uniform_
 }
 TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data",
                 "T"]
