@@ -217,7 +217,8 @@ class Trace(TraceModes):
         record.WARNINGS.clear()
         self.backward_done = True
         key = self._key
-        if key is not None and key not in TEMPLATES and not self.warnings and not self.extras:
+        if key is not None and key not in TEMPLATES and not self.warnings and not self.extras \
+                and not getattr(self.evaluator, "drew_random", False):  # (new numbers each run)
             TEMPLATES.keep_trace(key, self, key[1])
         return self
 
