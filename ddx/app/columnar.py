@@ -33,10 +33,13 @@ def polars():
 
 
 def have_polars() -> bool:
-    import importlib.util
-
-    return (importlib.util.find_spec("polars") is not None
-            and importlib.util.find_spec("pyarrow") is not None)
+    """Whether the data extra is installed (imported here: only data mode asks)."""
+    try:
+        import polars  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 class Block(csvio.Chunk):
@@ -49,8 +52,9 @@ class Block(csvio.Chunk):
         self.kept = kept
 
 
-def text_blocks(raw: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[bytes]:
+def text_blocks(raw: IO[bytes], size: int | None = None) -> Iterator[bytes]:
     """Whole lines, about ``size`` bytes at a time; the last one ends with a newline too."""
+    size = size or BLOCK_BYTES
     rest = b""
     while True:
         data = raw.read(size)
@@ -107,7 +111,8 @@ class CsvSource:
         # a variable's column that is also kept is read as text, then made numbers
         self.schema = {c: pl.Float64 if c in self.var_at and c not in self.keep_at
                        else pl.String for c in self.cols}
-        self.use = list(self.var_at) + [c for c in self.keep_at if c not in self.var_at]
+        self.use = list(dict.fromkeys(list(self.var_at) + self.keep_at + self.cols[-1:]))
+        self.check = list(dict.fromkeys(list(self.var_at) + self.cols[-1:]))
         self.names = list(wanted.values())
         self.wanted_index = [header.index(c) for c in wanted]
 
@@ -119,26 +124,20 @@ class CsvSource:
                 first += chunk.n
 
     def parse(self, block: bytes, first: int) -> Iterator[Block]:
-        lines = block.count(b"\n")
-        got = self.fast(block, lines)
+        got = self.fast(block, None)  # (Polars keeps every line, an empty one as nulls)
         if got is not None:
             yield from self.slices(got, first)
             return
         for piece in _pieces(block, PIECE_ROWS):
-            n = piece.count(b"\n")
-            got = self.fast(piece, n)
-            if got is not None:
-                yield from self.slices(got, first)
-            else:
-                yield self.slow(piece, first)
-            first += n
+            got = self.fast(piece, piece.count(b"\n"))
+            chunks = self.slices(got, first) if got is not None else [self.slow(piece, first)]
+            for chunk in chunks:
+                yield chunk
+                first += chunk.n
 
     def fast(self, block: bytes, lines: int):
         """Polars' parse of a block, or None when the block needs a second look."""
-        if block.count(b"\r") != block.count(b"\r\n"):
-            return None
-        quoted = b'"' in block
-        if not quoted and block.count(b",") != lines * (self.width - 1):
+        if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
             return None
         pl = self.pl
         try:
@@ -147,10 +146,10 @@ class CsvSource:
                              infer_schema=False)
         except pl.exceptions.PolarsError:  # any doubt: the block is read again, row by row
             return None
-        if df.height != lines:
+        if lines is not None and df.height != lines:
             return None
-        check = self.use if quoted else list(self.var_at)
-        if any(df.get_column(c).null_count() for c in check):
+        # (a short row has nulls at its end, and the last column is always read)
+        if any(df.get_column(c).null_count() for c in self.check):
             return None
         numbers = {}
         for c, v in self.var_at.items():
@@ -192,7 +191,7 @@ class CsvSource:
             for line in lines:
                 fields = next(csv.reader([line.rstrip("\r\n")]), [])
                 ok = len(fields) == self.width
-                rows.append([fields[i] if ok else None for i in idx])
+                rows.append([fields[i] or None if ok else None for i in idx])  # ('' as Polars)
             kept = self.pl.DataFrame(rows, schema={n: self.pl.String for n in self.kept},
                                      orient="row")
         return Block(first, len(lines), columns, bad, kept)
@@ -217,10 +216,10 @@ class JsonlSource:
                 first += lines
                 continue
             for piece in _pieces(block, PIECE_ROWS):
-                n = piece.count(b"\n")
-                got = self.fast(piece, n)
-                yield got(first) if got is not None else self.slow(piece, first)
-                first += n
+                got = self.fast(piece, piece.count(b"\n"))
+                chunk = got(first) if got is not None else self.slow(piece, first)
+                yield chunk
+                first += chunk.n
 
     def fast(self, block: bytes, lines: int):
         if block.count(b"\r") != block.count(b"\r\n") or b"\n\n" in block or \

@@ -43,6 +43,27 @@ def number_column(pl, name: str, arr: np.ndarray, bad: list[int], *, as_json: bo
     return series
 
 
+def _csv_bytes(frame) -> bytes:
+    buf = io.BytesIO()
+    frame.write_csv(buf, include_header=False, null_value="", quote_style="necessary",
+                    line_terminator="\n")
+    return buf.getvalue()
+
+
+def _rewrite_lines(text: bytes, rows: np.ndarray, line) -> bytes:
+    """``text`` (lines of numbers) with the lines ``rows`` (sorted) replaced by ``line(i)``."""
+    ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+    parts = []
+    prev = 0
+    for i in rows.tolist():
+        start = int(ends[i - 1]) + 1 if i else 0
+        parts.append(text[prev:start])
+        parts.append(line(i))
+        prev = int(ends[i])  # (the newline stays)
+    parts.append(text[prev:])
+    return b"".join(parts)
+
+
 class CsvWriter:
     """CSV: the kept input columns, then ``value`` and ``d_<name>``; a bad row's results empty."""
 
@@ -59,15 +80,27 @@ class CsvWriter:
             out.write((",".join(names) + "\n").encode("utf-8", "surrogateescape"))
 
     def write(self, block, columns: list[np.ndarray]) -> None:
+        pl = self.pl
         bad = sorted(block.bad)
-        series = [number_column(self.pl, n, c, bad) for n, c in zip(self.names, columns)]
-        frame = self.pl.DataFrame(series)
         if self.kept:
-            frame = block.kept.hstack(frame)
-        buf = io.BytesIO()
-        frame.write_csv(buf, include_header=False, null_value="", quote_style="necessary",
-                        line_terminator="\n")
-        self.out.write(buf.getvalue())
+            series = [number_column(pl, n, c, bad) for n, c in zip(self.names, columns)]
+            self.out.write(_csv_bytes(block.kept.hstack(pl.DataFrame(series))))
+            return
+        arrays = [np.asarray(c, dtype=np.float64) for c in columns]
+        fix = _needs_repr(arrays[0])
+        for a in arrays[1:]:
+            fix |= _needs_repr(a)
+        if bad:
+            fix[bad] = False
+        series = [pl.Series(n, a) for n, a in zip(self.names, arrays)]
+        if bad:
+            series = [s.scatter(bad, None) for s in series]
+        text = _csv_bytes(pl.DataFrame(series))
+        rows = np.flatnonzero(fix)
+        if rows.size:  # the rows with a number Polars writes otherwise: written by repr
+            text = _rewrite_lines(text, rows, lambda i: ",".join(
+                [repr(float(a[i])) for a in arrays]).encode())
+        self.out.write(text)
 
     def close(self) -> None:
         pass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO
 
 import numpy as np
@@ -78,6 +78,8 @@ class DataJob:
         if self.fmt_in is None:
             raise DdxUsageError(f"cannot tell the format of {data}: name it with --format",
                                 hint="--format csv, jsonl or parquet")
+        if self.fmt_in == "parquet" and data == "-":
+            raise DdxUsageError("Parquet is read from a file, not standard input")
         self.fmt_out = format_of(output, fmt_out, what="output") or (
             self.fmt_in if self.fmt_in != "parquet" or output not in (None, "-") else None)
         if self.fmt_out is None:
@@ -86,8 +88,6 @@ class DataJob:
         if self.fmt_out == "parquet" and output in (None, "-"):
             raise DdxUsageError("Parquet is not written to standard output",
                                 hint="-o FILE.parquet")
-        if self.fmt_in == "parquet" and data == "-":
-            raise DdxUsageError("Parquet is read from a file, not standard input")
         self.mapping = parse_map(mapping)
         self.keep = keep
         self.run = DataRun(expr, bindings, fmt=self.fmt_in)
@@ -125,16 +125,20 @@ class DataJob:
         writer = colwrite.WRITERS[self.fmt_out](polars(), out, ["value"] +
                                                 [f"d_{n}" for n in names], kept)
         run = self.run
-        for chunk in source.chunks():
-            with np.errstate(all="ignore"):
-                value, grads = run.compute(chunk)
-            for i, why in sorted(chunk.bad.items()):
-                report(f"row {chunk.first + i}: {why}")
-            writer.write(chunk, [value] + [grads[n] for n in names])
-            run.rows += chunk.n
-            run.bad_rows += len(chunk.bad)
-            if progress is not None:
-                progress(chunk.n)
+        chunks = ahead(source.chunks())
+        try:
+            for chunk in chunks:
+                with np.errstate(all="ignore"):
+                    value, grads = run.compute(chunk)
+                for i, why in sorted(chunk.bad.items()):
+                    report(f"row {chunk.first + i}: {why}")
+                writer.write(chunk, [value] + [grads[n] for n in names])
+                run.rows += chunk.n
+                run.bad_rows += len(chunk.bad)
+                if progress is not None:
+                    progress(chunk.n)
+        finally:
+            chunks.close()
         writer.close()
         return run
 
@@ -185,6 +189,49 @@ class DataJob:
             return open(self.data, "rb")
         except OSError as exc:
             raise DdxUsageError(f"cannot read {self.data}: {exc.strerror}") from None
+
+
+def ahead(items: Iterator, depth: int = 2) -> Iterator:
+    """``items``, made on a thread up to ``depth`` ahead: Polars parses the next block (on every
+    core, without the GIL) while this one is computed and written."""
+    import queue
+    import threading
+
+    box: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for item in items:
+                if not put(item):
+                    return
+            put(done)
+        except BaseException as exc:  # noqa: BLE001 - raised again on the reading side
+            put(exc)
+
+    thread = threading.Thread(target=work, name="ddx-read", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = box.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 class _Renamed:
