@@ -193,9 +193,10 @@ def test_jsonl_round_trip():
     data = b'{"x": 2, "y": 3}\n{"x": 1}\n{"x": 0.5, "y": -1}\n'
     code, out, err = run_batch("--expr", "x^2 * y", "--jsonl", "-", input=data)
     rows = [json.loads(line) for line in out.splitlines()]
-    assert rows[0] == {"value": 12.0, "d_x": 12.0, "d_y": 4.0}
-    assert rows[1] == {"error": "bad row: missing 'y'"}
-    assert rows[2] == {"value": -0.25, "d_x": -1.0, "d_y": 0.25}
+    assert rows[0] == {"row": 1, "value": 12.0, "d_x": 12.0, "d_y": 4.0}
+    assert rows[1] == {"row": 2, "error": "no field 'y'"}
+    assert rows[2] == {"row": 3, "value": -0.25, "d_x": -1.0, "d_y": 0.25}
+    assert list(rows[0]) == ["row", "value", "d_x", "d_y"]  # the row first, as "line" in jobs
     assert code == 1 and "row 2" in err
 
 

@@ -12,6 +12,8 @@ from typing import IO
 
 import numpy as np
 
+from ..errors import suggest
+
 CHUNK_ROWS = 65536
 
 
@@ -94,21 +96,50 @@ def read_jsonl(stream: IO[str], names: list[str], *,
         first += len(lines)
 
 
+_JSON_TYPES = {list: "a list", dict: "an object", str: "a string", type(None): "null"}
+
+
+def _json_number(name: str, value) -> float:
+    """A JSON field as a float, or ValueError in ddx's words (what it is instead)."""
+    if isinstance(value, (int, float)):  # (true and false are 1 and 0, as float() takes them)
+        return float(value)
+    if isinstance(value, str):  # "2.5" is read as a CSV field would be
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"field '{name}' is not a number: {value[:40]!r}") from None
+    raise ValueError(f"field '{name}' is {_JSON_TYPES.get(type(value), 'not a number')}, "
+                     "not a number")
+
+
 def parse_json_rows(lines: list[str], names: list[str]) -> tuple[np.ndarray, dict[int, str]]:
-    """JSON Lines rows one by one: the ``names`` fields as floats; bad rows become nan."""
+    """JSON Lines rows one by one: the ``names`` fields as floats; bad rows become nan, with
+    what is wrong in ddx's words (the row number is added by the caller)."""
     data = np.full((len(lines), len(names)), np.nan)
     bad: dict[int, str] = {}
     for i, line in enumerate(lines):
+        if not line.strip():
+            bad[i] = "empty row"
+            continue
         try:
             row = json.loads(line)
-            if not isinstance(row, dict):
-                raise ValueError("not a JSON object")
+        except ValueError as exc:  # (JSONDecodeError, and bytes that are not UTF-8)
+            where = f" at column {exc.colno}" if hasattr(exc, "colno") else ""
+            bad[i] = f"not valid JSON{where}: {getattr(exc, 'msg', str(exc)).lower()}"
+            continue
+        if not isinstance(row, dict):
+            bad[i] = f"a JSON Lines row must be an object, not {_JSON_TYPES.get(type(row), 'a number')}"
+            continue
+        try:
             for k, n in enumerate(names):
                 if n not in row:
-                    raise ValueError(f"missing '{n}'")
-                data[i, k] = float(row[n])
-        except (ValueError, TypeError) as exc:
-            bad[i] = f"bad row: {exc}"
+                    close = next((k for k in row if k.lower() == n.lower()), None) \
+                        or suggest(n, row)
+                    raise ValueError(f"no field '{n}'" + (f"; did you mean '{close}'?" if close
+                                                           else ""))
+                data[i, k] = _json_number(n, row[n])
+        except ValueError as exc:
+            bad[i] = str(exc)
     return data, bad
 
 
@@ -127,13 +158,16 @@ def write_csv(out: IO[str], columns: list[np.ndarray], bad: dict[int, str]) -> N
 
 
 def write_jsonl(out: IO[str], names: list[str], columns: list[np.ndarray],
-                bad: dict[int, str]) -> None:
+                bad: dict[int, str], first: int = 1) -> None:
+    """One object per row: ``"row"`` (the data row's number, from ``first``), then the results,
+    or ``"error"`` for a bad row."""
     rows = zip(*[c.tolist() for c in columns])
     lines = []
     for i, row in enumerate(rows):
         if i in bad:
-            lines.append(json.dumps({"error": bad[i]}))
+            lines.append(json.dumps({"row": first + i, "error": bad[i]}))
             continue
-        lines.append(json.dumps({n: (v if math.isfinite(v) else repr(v))
-                                 for n, v in zip(names, row)}))
+        record = {"row": first + i}
+        record.update((n, v if math.isfinite(v) else repr(v)) for n, v in zip(names, row))
+        lines.append(json.dumps(record))
     out.write("\n".join(lines) + "\n")

@@ -147,7 +147,7 @@ class DataRun:
             if self.fmt == "csv":
                 csvio.write_csv(out, columns, chunk.bad)
             else:
-                csvio.write_jsonl(out, out_names, columns, chunk.bad)
+                csvio.write_jsonl(out, out_names, columns, chunk.bad, chunk.first)
             self.rows += chunk.n
             self.bad_rows += len(chunk.bad)
             if progress is not None:
