@@ -179,6 +179,8 @@ _FUNCS = {
                                                                  else 0.0, shape)),
     np.expand_dims: _linear(np.expand_dims),
     np.transpose: _linear(np.transpose),
+    np.cumsum: _linear(np.cumsum),
+    np.flip: _linear(np.flip),
     np.squeeze: _linear(np.squeeze),
     np.reshape: _linear(np.reshape),
     np.outer: _bilinear(np.outer),

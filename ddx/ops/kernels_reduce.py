@@ -1,0 +1,488 @@
+"""Kernels of the reduction rows: forwards, VJP/JVP rules and emitters for sum, mean, prod,
+max/min, amax/amin, var/std, norm, logsumexp, cumsum/cumprod, argmax/argmin and all/any.
+
+``dim`` is None (everything) or a tuple of sorted non-negative axes (an int for the ops that
+take one axis: prod, max/min with dim, cumsum, cumprod, argmax); ``keepdim`` keeps the reduced
+axes as size 1. Rules are written with numpy functions that dual numbers (engine/hessian.py)
+run: the gradient of every rule differentiates again."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _axes(shape: tuple, dim) -> tuple[int, ...]:
+    if dim is None:
+        return tuple(range(len(shape)))
+    return dim if isinstance(dim, tuple) else (dim,)
+
+
+def count(shape: tuple, dim) -> int:
+    """How many elements each reduced value is made of."""
+    return int(math.prod(shape[d] for d in _axes(shape, dim)))
+
+
+def kept(g, shape: tuple, dim, keepdim: bool):
+    """A reduced array with its reduced axes back as size 1 (so it broadcasts over the input)."""
+    if keepdim or not shape:
+        return g
+    axes = _axes(shape, dim)
+    # (reshape, not expand_dims: formulas (engine/symbolic.py) cannot write it, and say so)
+    return np.reshape(g, tuple(1 if d in axes else n for d, n in enumerate(shape)))
+
+
+def kept_value(out, shape: tuple, dim, keepdim: bool):
+    """kept() for the reduced result a rule reads: by np.stack of one array per axis, which
+    dual numbers run and formulas (engine/symbolic.py) decline, since the formula
+    "prod(x, dim=1)/x" is not one a user could type back in."""
+    if keepdim or not shape:
+        return out
+    for d in _axes(shape, dim):
+        out = np.stack([out], axis=d)
+    return out
+
+
+def expand(g, shape: tuple, dim, keepdim: bool = False):
+    """A reduced gradient broadcast back over the input's shape."""
+    return np.broadcast_to(kept(g, shape, dim, keepdim), shape)
+
+
+def reduce_linear(fn):
+    """The JVP of a reduction linear in its input: the reduction of the tangent."""
+    return lambda ts, out, a, **kw: fn(np.broadcast_to(ts[0], np.shape(a)), **kw)
+
+
+# --- sum, mean --------------------------------------------------------------------------------
+def total(a, dim=None, keepdim=False):
+    return np.sum(a, axis=dim, keepdims=keepdim)
+
+
+def total_vjp(g, out, a, dim=None, keepdim=False):
+    return expand(g, np.shape(a), dim, keepdim)
+
+
+def average(a, dim=None, keepdim=False):
+    return np.mean(a, axis=dim, keepdims=keepdim)
+
+
+def average_vjp(g, out, a, dim=None, keepdim=False):
+    shape = np.shape(a)
+    return expand(g / count(shape, dim), shape, dim, keepdim)
+
+
+# --- prod ---------------------------------------------------------------------------------------
+def product(a, dim=None, keepdim=False):
+    return np.prod(a, axis=dim, keepdims=keepdim)
+
+
+def _last(a, dim):
+    """``a`` with axis ``dim`` moved last (None: flattened), and the way back."""
+    shape = np.shape(a)
+    if dim is None:
+        return np.reshape(a, (-1,)), lambda r: np.reshape(r, shape)
+    perm = tuple(d for d in range(len(shape)) if d != dim) + (dim,)
+    back = tuple(int(i) for i in np.argsort(perm))
+    return np.transpose(a, perm), lambda r: np.transpose(r, back)
+
+
+def _others_by_loop(a, dim):
+    """For every element, the product of the others along ``dim``: exclusive products from
+    the left times those from the right (as PyTorch's prod_safe_zeros_backward), by
+    multiplications only, so that zeros are exact and dual numbers carry through."""
+    b, back = _last(a, dim)
+    n = np.shape(b)[-1]
+    if n == 0:
+        return a
+    cols = [b[..., k] for k in range(n)]
+    one = cols[0] * 0 + 1
+    left = [one]
+    for k in range(1, n):
+        left.append(left[-1] * cols[k - 1])
+    right = [one] * n
+    for k in range(n - 2, -1, -1):
+        right[k] = right[k + 1] * cols[k + 1]
+    return back(np.stack([left[k] * right[k] for k in range(n)], axis=-1))
+
+
+def _others(a, out, dim, keepdim):
+    """The product of the other elements (the partial derivative of prod)."""
+    if np.count_nonzero(np.asarray(a == 0)):
+        return _others_by_loop(a, dim)
+    return kept_value(out, np.shape(a), dim, keepdim) / a
+
+
+def product_vjp(g, out, a, dim=None, keepdim=False):
+    shape = np.shape(a)
+    return expand(g, shape, dim, keepdim) * _others(a, out, dim, keepdim)
+
+
+def product_jvp(ts, out, a, dim=None, keepdim=False):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    return np.sum(t * _others(a, out, dim, keepdim), axis=dim, keepdims=keepdim)
+
+
+# --- max/min (values), amax/amin -----------------------------------------------------------------
+def extreme_vjp(g, out, a, dim=None, keepdim=False, *, argfn=None):
+    """The full max/min shares g among ties (PyTorch's evenly_distribute_backward); with dim,
+    g goes to the index the forward picked (the first of the ties)."""
+    if dim is None:
+        mask = a == out
+        return g * mask / np.count_nonzero(mask)
+    idx = np.expand_dims(argfn(a, axis=dim), dim)
+    grad = np.zeros_like(g, shape=np.shape(a))  # (zeros_like: dual numbers pass through)
+    np.put_along_axis(grad, idx, g if keepdim else np.expand_dims(g, dim), axis=dim)
+    return grad
+
+
+def extreme_jvp(ts, out, a, dim=None, keepdim=False, *, argfn=None):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    if dim is None:
+        mask = a == out
+        return np.sum(t * mask) / np.count_nonzero(mask)
+    idx = np.expand_dims(argfn(a, axis=dim), dim)
+    r = np.take_along_axis(t, idx, axis=dim)
+    return r if keepdim else np.squeeze(r, dim)
+
+
+def _tie_share(a, out, dim, keepdim):
+    """amax/amin's gradient weights: the elements equal to the result, each 1/(their count)."""
+    mask = a == kept_value(out, np.shape(a), dim, keepdim)
+    n = np.sum(mask, axis=dim, keepdims=True)
+    return mask / n
+
+
+def amax(a, dim=None, keepdim=False):
+    return np.max(a, axis=dim, keepdims=keepdim)
+
+
+def amin(a, dim=None, keepdim=False):
+    return np.min(a, axis=dim, keepdims=keepdim)
+
+
+def ext_share_vjp(g, out, a, dim=None, keepdim=False):
+    return expand(g, np.shape(a), dim, keepdim) * _tie_share(a, out, dim, keepdim)
+
+
+def ext_share_jvp(ts, out, a, dim=None, keepdim=False):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    return np.sum(t * _tie_share(a, out, dim, keepdim), axis=dim, keepdims=keepdim)
+
+
+# --- var, std --------------------------------------------------------------------------------------
+def _dof(shape, dim, correction) -> float:
+    return max(0.0, count(shape, dim) - correction)
+
+
+def _twice_inverse(shape, dim, correction) -> float:
+    """2 / (N - correction), inf where there are no degrees of freedom (as PyTorch)."""
+    dof = _dof(shape, dim, correction)
+    return 2 / dof if dof else math.inf
+
+
+def _centred(a, dim):
+    n = count(np.shape(a), dim)
+    return a - np.sum(a, axis=dim, keepdims=True) / n
+
+
+def variance(a, dim=None, correction=1.0, keepdim=False):
+    d = _centred(a, dim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(d * d, axis=dim, keepdims=keepdim) / _dof(np.shape(a), dim, correction)
+
+
+def variance_vjp(g, out, a, dim=None, correction=1.0, keepdim=False):
+    shape = np.shape(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return expand(g, shape, dim, keepdim) * _twice_inverse(shape, dim, correction) \
+            * _centred(a, dim)
+
+
+def variance_jvp(ts, out, a, dim=None, correction=1.0, keepdim=False):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(t * _centred(a, dim), axis=dim, keepdims=keepdim) \
+            * _twice_inverse(np.shape(a), dim, correction)
+
+
+def deviation(a, dim=None, correction=1.0, keepdim=False):
+    return np.sqrt(variance(a, dim, correction, keepdim))
+
+
+def _std_scale(g, out):
+    """g / (2 std), 0 where std is 0 (PyTorch's std_backward masks it)."""
+    zero = out == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(zero, 0.0, g / (2 * np.where(zero, 1.0, out)))
+
+
+def deviation_vjp(g, out, a, dim=None, correction=1.0, keepdim=False):
+    return variance_vjp(_std_scale(g, out), out, a, dim, correction, keepdim)
+
+
+def deviation_jvp(ts, out, a, dim=None, correction=1.0, keepdim=False):
+    return _std_scale(variance_jvp(ts, out, a, dim, correction, keepdim), out)
+
+
+# --- norm (PyTorch's linalg_vector_norm and its backward, case by case) ---------------------------
+def vector_norm(a, p=2.0, dim=None, keepdim=False):
+    m = np.abs(a)
+    if p == 2:
+        return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+    if p == 1:
+        return np.sum(m, axis=dim, keepdims=keepdim)
+    if p == math.inf:
+        return np.max(m, axis=dim, keepdims=keepdim, initial=0.0)
+    if p == -math.inf:
+        return np.min(m, axis=dim, keepdims=keepdim)
+    if p == 0:
+        return np.sum(m != 0, axis=dim, keepdims=keepdim).astype(np.result_type(a, 0.0))
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.power(np.sum(np.power(m, p), axis=dim, keepdims=keepdim), 1.0 / p)
+
+
+def _norm_scale(a, out, p, dim, keepdim):
+    """d norm / d a, per element (PyTorch's linalg_vector_norm_backward)."""
+    o = kept_value(out, np.shape(a), dim, keepdim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            return a * 0
+        if p == 1:
+            return np.sign(a)
+        if p == 2:
+            zero = o == 0
+            return np.where(zero, 0.0, a / np.where(zero, 1.0, o))
+        if p in (math.inf, -math.inf):
+            mask = np.abs(a) == o
+            return np.sign(a) * (mask / np.sum(mask, axis=dim, keepdims=True))
+        m = np.abs(a)
+        if p < 1:
+            scaled = np.sign(a) * np.where(a == 0, 0.0, np.power(np.where(a == 0, 1.0, m), p - 1))
+            return scaled * np.power(o, 1 - p)
+        zero = o == 0
+        scale = np.where(zero, 0.0, 1 / np.power(np.where(zero, 1.0, o), p - 1))
+        if p < 2:
+            return np.sign(a) * np.power(m, p - 1) * scale
+        return a * np.power(m, p - 2) * scale
+
+
+def norm_vjp(g, out, a, p=2.0, dim=None, keepdim=False):
+    return expand(g, np.shape(a), dim, keepdim) * _norm_scale(a, out, p, dim, keepdim)
+
+
+def norm_jvp(ts, out, a, p=2.0, dim=None, keepdim=False):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    return np.sum(t * _norm_scale(a, out, p, dim, keepdim), axis=dim, keepdims=keepdim)
+
+
+# --- logsumexp -----------------------------------------------------------------------------------
+def logsumexp(a, dim=None, keepdim=False):
+    # (initial: the log of an empty sum is -inf, as PyTorch gives)
+    m = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    return s if keepdim else np.reshape(s, np.shape(np.sum(a, axis=dim)))
+
+
+def logsumexp_vjp(g, out, a, dim=None, keepdim=False):
+    shape = np.shape(a)
+    return expand(g, shape, dim, keepdim) * np.exp(a - kept_value(out, shape, dim, keepdim))
+
+
+def logsumexp_jvp(ts, out, a, dim=None, keepdim=False):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    w = np.exp(a - kept_value(out, np.shape(a), dim, keepdim))
+    return np.sum(w * t, axis=dim, keepdims=keepdim)
+
+
+# --- cumsum, cumprod -----------------------------------------------------------------------------
+def cumsum(a, dim=0):
+    return np.cumsum(a, axis=dim) if np.ndim(a) else a * 1
+
+
+def rev_cumsum(g, dim):
+    if not np.ndim(g):
+        return g
+    return np.flip(np.cumsum(np.flip(g, dim), axis=dim), dim)
+
+
+def cumsum_vjp(g, out, a, dim=0):
+    return rev_cumsum(np.broadcast_to(g, np.shape(a)), dim)
+
+
+def cumprod(a, dim=0):
+    return np.cumprod(a, axis=dim) if np.ndim(a) else a * 1
+
+
+def cumprod_vjp(g, out, a, dim=0):
+    """PyTorch's cumprod_backward: reversed cumsum of g * out over x without zeros; with zeros,
+    grad_i = L_i * S_i (L_i the product before i, S_i = g_i + x_(i+1) S_(i+1)): exact, no
+    division."""
+    if not np.ndim(a):
+        return g * 1
+    if not np.count_nonzero(np.asarray(a == 0)):
+        return rev_cumsum(g * out, dim) / a
+    b, back = _last(a, dim)
+    gb, _ = _last(np.broadcast_to(g, np.shape(a)), dim)
+    n = np.shape(b)[-1]
+    xs = [b[..., k] for k in range(n)]
+    gs = [gb[..., k] for k in range(n)]
+    s = [None] * n
+    s[n - 1] = gs[n - 1] * 1
+    for k in range(n - 2, -1, -1):
+        s[k] = gs[k] + xs[k + 1] * s[k + 1]
+    left = xs[0] * 0 + 1
+    cols = []
+    for k in range(n):
+        cols.append(left * s[k])
+        left = left * xs[k]
+    return back(np.stack(cols, axis=-1))
+
+
+def cumprod_jvp(ts, out, a, dim=0):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    if not np.ndim(a):
+        return t * 1
+    if not np.count_nonzero(np.asarray(a == 0)):
+        return out * np.cumsum(t / a, axis=dim)
+    b, back = _last(a, dim)
+    tb, _ = _last(t, dim)
+    n = np.shape(b)[-1]
+    val, tan, cols = b[..., 0], tb[..., 0], []
+    cols.append(tan)
+    for k in range(1, n):
+        tan = tan * b[..., k] + val * tb[..., k]
+        val = val * b[..., k]
+        cols.append(tan)
+    return back(np.stack(cols, axis=-1))
+
+
+# --- argmax/argmin, all/any (no gradient) --------------------------------------------------------
+def argmax(a, dim=None, keepdim=False):
+    if dim is None:
+        r = np.argmax(a)
+        return np.reshape(r, (1,) * np.ndim(a)) if keepdim else r
+    return np.argmax(a, axis=dim, keepdims=keepdim)
+
+
+def argmin(a, dim=None, keepdim=False):
+    if dim is None:
+        r = np.argmin(a)
+        return np.reshape(r, (1,) * np.ndim(a)) if keepdim else r
+    return np.argmin(a, axis=dim, keepdims=keepdim)
+
+
+def every(a, dim=None, keepdim=False):
+    return np.all(a, axis=dim, keepdims=keepdim)
+
+
+def some(a, dim=None, keepdim=False):
+    return np.any(a, axis=dim, keepdims=keepdim)
+
+
+def no_gradient(g, out, a, **kw):  # (never run: the result needs no grad)
+    return np.zeros(np.shape(a))
+
+
+# --- emitted code --------------------------------------------------------------------------------
+def _tail(kw: dict, lib: str, params: tuple = ()) -> str:
+    parts = []
+    for key in params:
+        if key in kw:
+            parts.append(f"{key}={kw[key]!r}")
+    dim = kw.get("dim")
+    if dim is not None:
+        parts.append(f"{'dim' if lib == 'torch' else 'axis'}={dim!r}")
+    if kw.get("keepdim"):
+        parts.append("keepdim=True" if lib == "torch" else "keepdims=True")
+    return "".join(", " + p for p in parts)
+
+
+def emit_reduction(torch_name: str, jax_name: str):
+    """torch.X(x, dim=..., keepdim=True) / jnp.X(x, axis=..., keepdims=True)."""
+    def emit(args, t, lib):
+        name = torch_name if lib == "torch" else jax_name
+        return f"{name}({args[0]}{_tail(t.kw, lib)})"
+    return emit
+
+
+def emit_extreme(name: str):
+    """max/min: the values of torch.max(x, dim) (its .values), jnp.max(x, axis)."""
+    def emit(args, t, lib):
+        dim = t.kw.get("dim")
+        if lib == "torch":
+            if dim is None:
+                return f"torch.{name}({args[0]})"
+            keep = ", keepdim=True" if t.kw.get("keepdim") else ""
+            return f"torch.{name}({args[0]}, dim={dim}{keep}).values"
+        return f"jnp.{name}({args[0]}{_tail(t.kw, lib)})"
+    return emit
+
+
+def emit_var(name: str):
+    def emit(args, t, lib):
+        c = t.kw.get("correction", 1.0)
+        if lib == "torch":
+            return f"torch.{name}({args[0]}{_tail(t.kw, lib)}, correction={c!r})"
+        return f"jnp.{name}({args[0]}{_tail(t.kw, lib)}, ddof={c!r})"
+    return emit
+
+
+def emit_norm(args, t, lib):
+    p = t.kw.get("p", 2.0)
+    if lib == "torch":
+        return f"torch.linalg.vector_norm({args[0]}, ord={p!r}{_tail(t.kw, lib)})"
+    a = args[0]
+    dim = t.kw.get("dim")
+    axis = f", axis={dim!r}" if dim is not None else ""
+    keep = ", keepdims=True" if t.kw.get("keepdim") else ""
+    if p == 2:  # (jnp.linalg.norm's gradient at 0 is nan; PyTorch's is 0)
+        return f"jnp.sqrt(jnp.sum({a} * {a}{axis}{keep}))"
+    if p == 1:
+        return f"jnp.sum(jnp.abs({a}){axis}{keep})"
+    if p == math.inf:
+        return f"jnp.max(jnp.abs({a}){axis}{keep})"
+    if p == -math.inf:
+        return f"jnp.min(jnp.abs({a}){axis}{keep})"
+    if p == 0:
+        return f"jnp.sum(({a} != 0).astype({a}.dtype){axis}{keep})"
+    return f"(jnp.sum(jnp.abs({a}) ** {p!r}{axis}{keep}) ** {1 / p!r})"
+
+
+def emit_logsumexp(args, t, lib):
+    dim = t.kw.get("dim")
+    keep = t.kw.get("keepdim", False)
+    if lib == "torch":
+        d = dim if dim is not None else f"tuple(range({args[0]}.dim()))"
+        return f"torch.logsumexp({args[0]}, dim={d}, keepdim={keep})"
+    axis = f", axis={dim!r}" if dim is not None else ""
+    return f"jax.scipy.special.logsumexp({args[0]}{axis}, keepdims={keep})"
+
+
+def emit_cumulative(name: str):
+    def emit(args, t, lib):
+        dim = t.kw.get("dim", 0)
+        if lib == "torch":
+            return f"torch.{name}({args[0]}, dim={dim})"
+        return f"jnp.{name}({args[0]}, axis={dim})" if t.value.ndim else args[0]
+    return emit
+
+
+def emit_index(name: str):
+    """argmax/argmin: torch.argmax(x, dim, keepdim) / jnp.argmax(x, axis, keepdims)."""
+    def emit(args, t, lib):
+        dim = t.kw.get("dim")
+        keep = t.kw.get("keepdim", False)
+        if lib == "torch":
+            return f"torch.{name}({args[0]}, dim={dim!r}, keepdim={keep})"
+        return f"jnp.{name}({args[0]}, axis={dim!r}, keepdims={keep})"
+    return emit
+
+
+# --- kinks ---------------------------------------------------------------------------------------
+def at_reduced_tie(a, dim=None, keepdim=False, **kw):
+    a = np.asarray(a)
+    top = np.max(a, axis=dim, keepdims=True)
+    return np.count_nonzero(a == top, axis=dim) > 1
