@@ -6,6 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
+
 from .. import fmt
 from ..errors import DdxError, DdxUsageError
 from ..graph.record import ancestors
@@ -35,7 +37,9 @@ def label_lines(view, t: Tensor) -> list[str]:
         lines.append(f"{t.display}   [{row.symbol if row is not None else t.op}]")
         lines.append(t.grad_fn.name if t.grad_fn is not None else "(no grad_fn)")
     else:
-        lines.append(t.display if t.name or t.op != "const" else f"const {t.display}")
+        from .graphdoc import label
+
+        lines.append(label(t))
         if t.requires_grad:
             lines.append("AccumulateGrad")
     lines.append("value " + fmt.value(t.value, threshold=6, width=40, exact=False))
@@ -50,30 +54,109 @@ def _dot_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def to_dot(view) -> str:
+def _html(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("\n", " "))
+
+
+GROUP = ("#f3d9fa", "#ae3ec9")
+LEGEND_DOT = (
+    '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="3" CELLPADDING="3">'
+    '<TR><TD BORDER="0" COLSPAN="6" ALIGN="LEFT"><B>legend</B></TD></TR><TR>'
+    + "".join(f'<TD BGCOLOR="{FILL[k]}" COLOR="{BORDER[k]}">{w}</TD>' for k, w in (
+        ("leaf", "leaf (requires grad)"), ("const", "constant / data"), ("op", "operation"),
+        ("out", "output")))
+    + f'<TD BGCOLOR="{GROUP[0]}" COLOR="{GROUP[1]}">folded group</TD>'
+    '<TD BORDER="0">→ solid: forward   ⇢ dashed red: gradient</TD></TR></TABLE>>')
+
+
+def _grid_rows(cell: dict) -> str:
+    rows = "".join("<TR>" + "".join(f'<TD ALIGN="RIGHT">{_html(v.replace("…", "..."))}</TD>'
+                                    for v in row) + "</TR>" for row in cell["grid"])
+    return (f'<TR><TD><TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="2">{rows}'
+            f'</TABLE></TD></TR>' + (f'<TR><TD><FONT POINT-SIZE="8">{_html(cell["summary"])}'
+                                     '</FONT></TD></TR>' if cell.get("summary") else ""))
+
+
+def _html_label(view, t: Tensor) -> str:
+    """A node whose value or gradient is an array: its numbers as a small grid."""
+    from .graphdoc import cell
+
+    lines = label_lines(view, t)
+    head = [ln for ln in lines if not ln.startswith(("value ", "grad "))]
+    out = ['<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">']
+    out += [f"<TR><TD>{'<B>' + _html(ln) + '</B>' if i == 0 else _html(ln)}</TD></TR>"
+            for i, ln in enumerate(head)]
+    grad = view.grad_of(t) if view.backward_done and t.requires_grad else None
+    for word, value in (("value", t.value), ("grad", grad)):
+        if value is None:
+            continue
+        c = cell(value)
+        if "grid" in c:
+            out.append(f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">{word}</FONT></TD></TR>')
+            out.append(_grid_rows(c))
+        else:
+            out.append(f"<TR><TD>{word} {_html(c['text'])}</TD></TR>")
+    return "".join(out) + "</TABLE>>"
+
+
+def folded(view):
+    """The nodes, the groups that fold (large graphs), and each node's item id."""
+    from .graphdoc import group_records
+
     nodes = collect(view.output)
+    groups = group_records(view, nodes)
     ids = {id(t): f"n{i}" for i, t in enumerate(nodes)}
+    for g in groups:
+        for i in g["members"]:
+            ids[id(nodes[i])] = f"g{g['id']}"
+    return nodes, groups, ids
+
+
+def _edges(nodes, ids, grads: bool) -> list[tuple[str, str]]:
+    seen: list[tuple[str, str]] = []
+    done = set()
+    for t in nodes:
+        for s in t.inputs:
+            if id(s) not in ids or (grads and not (s.requires_grad and t.requires_grad)):
+                continue
+            pair = (ids[id(s)], ids[id(t)])
+            if pair[0] != pair[1] and pair not in done:
+                done.add(pair)
+                seen.append(pair)
+    return seen
+
+
+def to_dot(view) -> str:
+    nodes, groups, ids = folded(view)
     out = ["digraph ddx {", '  rankdir=BT;',
            '  node [fontname="Helvetica", fontsize=11, style=filled];',
-           '  edge [fontname="Helvetica", fontsize=9];']
+           '  edge [fontname="Helvetica", fontsize=9];',
+           f'  labelloc=b; labeljust=l; fontname="Helvetica"; fontsize=10; label={LEGEND_DOT};']
     for t in nodes:
+        if ids[id(t)].startswith("g"):
+            continue
         k = kind(view, t)
         shape = "ellipse" if k == "op" else "box"
         style = "filled,dashed" if k == "const" else ("filled,rounded" if shape == "box"
                                                         else "filled")
-        label = "\\n".join(_dot_escape(line) for line in label_lines(view, t))
-        out.append(f'  {ids[id(t)]} [label="{label}", shape={shape}, style="{style}", '
+        grad = view.grad_of(t) if view.backward_done and t.requires_grad else None
+        if np.ndim(t.value) or np.ndim(grad if grad is not None else 0):
+            label = _html_label(view, t)
+            shape = "box" if shape == "ellipse" else shape
+            style = style if k != "op" else "filled,rounded"
+        else:
+            label = '"' + "\\n".join(_dot_escape(line) for line in label_lines(view, t)) + '"'
+        out.append(f'  {ids[id(t)]} [label={label}, shape={shape}, style="{style}", '
                    f'fillcolor="{FILL[k]}", color="{BORDER[k]}"];')
-    for t in nodes:
-        for s in t.inputs:
-            if id(s) not in ids:
-                continue
-            out.append(f"  {ids[id(s)]} -> {ids[id(t)]};")
-    for t in nodes:
-        for s in t.inputs:
-            if id(s) in ids and s.requires_grad and t.requires_grad:
-                out.append(f'  {ids[id(t)]} -> {ids[id(s)]} [style=dashed, color="#e03131", '
-                           'constraint=false];')
+    for g in groups:
+        text = f"group {g['id'] + 1}: {g['size']} nodes (folded)\\n{g['summary']}\\nup to {g['name']}"
+        out.append(f'  g{g["id"]} [label="{_dot_escape(text).replace(chr(92) * 2 + "n", chr(92) + "n")}", '
+                   f'shape=box3d, fillcolor="{GROUP[0]}", color="{GROUP[1]}"];')
+    for a, b in _edges(nodes, ids, False):
+        out.append(f"  {a} -> {b};")
+    for a, b in _edges(nodes, ids, True):
+        out.append(f'  {b} -> {a} [style=dashed, color="#e03131", constraint=false];')
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -83,25 +166,50 @@ def _mmd_escape(text: str) -> str:
             .replace(">", "&gt;"))
 
 
+def _mmd_lines(view, t: Tensor) -> list[str]:
+    """label_lines, with an array's numbers a row per line (a small grid)."""
+    from .graphdoc import cell
+
+    lines = []
+    grad = view.grad_of(t) if view.backward_done and t.requires_grad else None
+    for line in label_lines(view, t):
+        word = line.split(" ", 1)[0]
+        value = t.value if word == "value" else (grad if word == "grad" else None)
+        c = cell(value) if value is not None and np.ndim(value) else None
+        if c is None or "grid" not in c:
+            lines.append(line)
+            continue
+        lines.append(word + " " + c.get("summary", ""))
+        lines += ["[" + ", ".join(v.replace("…", "...") for v in row) + "]" for row in c["grid"]]
+    return lines
+
+
 def to_mermaid(view) -> str:
-    nodes = collect(view.output)
-    ids = {id(t): f"n{i}" for i, t in enumerate(nodes)}
+    nodes, groups, ids = folded(view)
     out = ["flowchart BT"]
     for t in nodes:
+        if ids[id(t)].startswith("g"):
+            continue
         k = kind(view, t)
-        label = "<br/>".join(_mmd_escape(line) for line in label_lines(view, t))
+        label = "<br/>".join(_mmd_escape(line) for line in _mmd_lines(view, t))
         left, right = ("([", "])") if k == "op" else ("[", "]")
         out.append(f'  {ids[id(t)]}{left}"{label}"{right}:::{k}')
-    for t in nodes:
-        for s in t.inputs:
-            if id(s) in ids:
-                out.append(f"  {ids[id(s)]} --> {ids[id(t)]}")
-    for t in nodes:
-        for s in t.inputs:
-            if id(s) in ids and s.requires_grad and t.requires_grad:
-                out.append(f"  {ids[id(t)]} -.-> {ids[id(s)]}")
+    for g in groups:
+        label = "<br/>".join(_mmd_escape(x) for x in (
+            f"group {g['id'] + 1}: {g['size']} nodes (folded)", g["summary"], f"up to {g['name']}"))
+        out.append(f'  g{g["id"]}[["{label}"]]:::group')
+    for a, b in _edges(nodes, ids, False):
+        out.append(f"  {a} --> {b}")
+    for a, b in _edges(nodes, ids, True):
+        out.append(f"  {b} -.-> {a}")
+    out.append('  subgraph legend ["legend: solid arrows forward, dotted arrows gradients"]')
+    for k, word in (("leaf", "leaf (requires grad)"), ("const", "constant / data"),
+                    ("op", "operation"), ("out", "output"), ("group", "folded group")):
+        out.append(f'    legend_{k}["{word}"]:::{k}')
+    out.append("  end")
     for k in FILL:
         out.append(f"  classDef {k} fill:{FILL[k]},stroke:{BORDER[k]}")
+    out.append(f"  classDef group fill:{GROUP[0]},stroke:{GROUP[1]}")
     return "\n".join(out) + "\n"
 
 
