@@ -25,7 +25,7 @@ from .cli_support import (
 
 EXAMPLES = """\b
 Examples:
-  ddx "(w*x+b)^2" w=3 x=2 b=1           value 49; dL/dw=28, dL/dx=42, dL/db=14
+  ddx "(w*x+b)^2" w=3 x=2 b=1           out = 49; dout/dw = 28, dout/dx = 42, dout/db = 14
   ddx "w*x + b" w=3 x=[2,4] b=1 --grad-output ones
   ddx "sum(sin(x)^2)" x=[0.1,0.2,0.3] --json
   ddx "y = w*x; L = y^2" w=3 x=2 --wrt w --retain-grad
@@ -51,11 +51,14 @@ def main() -> None:
     One-liner options (details: ddx eval --help):
       --wrt A,B  --no-grad A,B  --grad-output VALUE  --retain-grad  --forward  --check
       --jacobian  --hessian  --explain  --graph FILE  --emit torch|jax  --json
-      --dtype float64|float32  --no-color
+      --dtype float64|float32  --precision N  --no-color
+
+    \b
+    Shell completion (bash; zsh and fish alike): eval "$(_DDX_COMPLETE=bash_source ddx)"
     """
 
 
-@main.command("eval", cls=EvalCommand, hidden=True, epilog=EXAMPLES)
+@main.command("eval", cls=EvalCommand, epilog=EXAMPLES)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--wrt", metavar="A,B", help="Only these variables require grad.")
 @click.option("--no-grad", "no_grad", metavar="A,B", help="These variables are data.")
@@ -87,7 +90,7 @@ def main() -> None:
 @guarded
 def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian, hessian, explain,
              symbolic, swell, graph_file, emit, as_json, dtype, no_color, precision, debug):
-    """Evaluate EXPR with NAME=VALUE bindings, differentiate, print."""
+    """Evaluate EXPR with NAME=VALUE bindings, differentiate, print (ddx EXPR ... is short for it)."""
     one_blas_thread()
     expr, bindings = split_bindings(args)
     if graph_file is not None:  # a path that can't be written is refused before the work
