@@ -4,7 +4,7 @@ normal_ and uniform_ give PyTorch's numbers bit for bit (float32 and float64).
 
 Sources (pytorch/pytorch): aten/src/ATen/core/MT19937RNGEngine.h (the engine and its seeding),
 CPUGeneratorImpl.cpp (random64 = first word << 32 | second), core/TransformationHelper.h and
-core/DistributionsHelper.h (uniform_real, uniform_int_from_to, normal_distribution with its
+core/DistributionsHelper.h (uniform_real, uniform_int_from_to (its #else branch), normal_distribution with its
 cached second sample), native/cpu/DistributionTemplates.h (normal_fill: 16 at a time, the
 float32 one on AVX2; fewer than 16 numbers go one by one through normal_distribution<double>)."""
 
@@ -140,9 +140,10 @@ class Generator:
         return float(rng_math.fma64(r * math.cos(theta), std, mean))
 
     def randint(self, n: int, low: int, high: int) -> np.ndarray:
-        """random_(low, high) as int64: one word per number, two when the range needs them."""
+        """random_(low, high) as int64: one word per number, two from a range of 2**28 (the
+        public builds' threshold: "allow approx 5% skew in uniform int generation using %")."""
         span = high - low
-        if span >= 1 << 32:
+        if span >= 1 << 28:
             v = self.words64(n) % np.uint64(span)
         else:
             v = (self.words(n) % _U32(span)).astype(np.uint64)

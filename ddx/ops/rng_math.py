@@ -38,7 +38,7 @@ def fma32(a, b, c) -> np.ndarray:
     tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
     if tie.any():
         p, c = np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie]
-        s = s.copy()
+        s = np.array(s)
         s[tie] = _round_to_odd(*_two_sum(p, c))
     return s.astype(_F32)
 
