@@ -32,6 +32,7 @@ Examples:
   ddx repl                              a PyTorch autograd playground
   ddx run lesson.ddx                    run a REPL script
   ddx batch jobs.txt                    one job per line, JSON Lines out
+  ddx plot "relu(x)+x^2" x=-2:2         f and f' in the terminal; -o f.png for a file
 """
 # the size limits, each raised by its environment variable (ddx/limits.py)
 EXAMPLES += "\n\b\nLimits (raise one with its environment variable):\n" + "\n".join(
@@ -77,7 +78,8 @@ def main() -> None:
 @click.option("--swell", is_flag=True, help="Sizes of the naive, simplified and shared formulas "
               "beside SymPy's and the AD op count.")
 @click.option("--graph", "graph_file", metavar="FILE",
-              help="Write the graph picture: .dot, .mmd (Mermaid), .svg/.png (needs Graphviz).")
+              help="Write the graph picture: .dot, .mmd (Mermaid), .html (a page that steps the "
+                   "backward pass), .svg/.png (needs Graphviz).")
 @click.option("--emit", type=click.Choice(["torch", "jax"]),
               help="Print a Python script that redoes this with PyTorch or JAX, to compare.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -141,7 +143,15 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
         stderr_line(f"warning: {safe_text(message)}")
 
 
-@main.command("plot", cls=EvalCommand)
+PLOT_EXAMPLES = """\b
+Examples:
+  ddx plot "relu(x - 1) + x^2" x=-2:2 --at x=1      kink at 1 marked; tangent with slope 2
+  ddx plot "sin(w*x)" x=-pi:pi w=2 --order 2        f, f' and f''
+  ddx plot "abs(x)*x" x=-1:1 -o f.svg               a file: .png, .svg or .pdf (matplotlib)
+"""
+
+
+@main.command("plot", cls=EvalCommand, epilog=PLOT_EXAMPLES)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--order", type=click.IntRange(1, 2), default=1, show_default=True,
               help="2 adds f''.")
