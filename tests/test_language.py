@@ -89,7 +89,7 @@ def test_reductions_with_and_without_dim(fn):
     ("[[1, 2], [3]]", "ragged literal: items have shapes [1] and [2]"),
     ("v[5]", "index 5 is out of bounds for dimension 0 with size 2"),
     ("sum(v, dim=3)", "Dimension out of range (expected to be in range of [-1, 0], but got 3)"),
-    ("M @ u", "'@' shapes [2, 2] and [3] cannot be multiplied (2 != 3)"),
+    ("M @ u", "size mismatch, got input (2), mat (2x2), vec (3)"),
 ])
 def test_evaluation_errors_are_precise(text, message):
     with pytest.raises(DdxError) as info:

@@ -11,6 +11,7 @@ from ..lang.lowering import BINARY, COMPARE
 from ..lang.tree import Ast
 from ..limits import check_elements
 from ..ops import OPS
+from .calls_linalg import matmul
 from .tensor import Tensor
 from .values import fold_numbers, type_name, weak
 
@@ -94,18 +95,7 @@ class Arithmetic:
         return weak(r)
 
     def matmul(self, node: Ast, a: Tensor, b: Tensor) -> Tensor:
-        da, db = a.value.ndim, b.value.ndim
-        names = {(1, 1): "dot", (2, 1): "mv", (1, 2): "vm", (2, 2): "mm"}
-        if (da, db) not in names:
-            raise DdxShapeError(f"'@' needs 1-D or 2-D tensors, got shapes {list(a.shape)} and "
-                                f"{list(b.shape)}", start=node.pos, end=node.pos + 1)
-        inner_a = a.shape[-1]
-        inner_b = b.shape[0]
-        if inner_a != inner_b:
-            raise DdxShapeError(
-                f"'@' shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied "
-                f"({inner_a} != {inner_b})", start=node.pos, end=node.pos + 1)
-        return self.op(names[(da, db)], node, [a, b])
+        return matmul(self, node, a, b)  # (PyTorch's matmul: ddx/graph/calls_linalg.py)
 
     def unary(self, node: Ast, a: Any) -> Any:
         a = self.tensor_operand(a, node, "right")

@@ -2,11 +2,382 @@
 
 Tables read by ddx/graph/functions.py: KINDS (a new Op.call kind -> factory(row name) ->
 caller), CALLERS (row name -> its own caller), NAMED (a function that is not one row ->
-caller) and NAMED_SPACES (such a function's namespaces: "torch", "Tensor", "F", "linalg")."""
+caller) and NAMED_SPACES (such a function's namespaces: "torch", "Tensor", "F", "linalg").
+
+matmul (and '@') records what PyTorch's matmul records (aten's _matmul_impl): dot, mv or mm
+for 1-D and 2-D operands; a batch folded into mm/mv where PyTorch folds it; otherwise the
+batches expanded to a common shape, reshaped to three dimensions and multiplied by bmm."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import DdxShapeError, DdxTypeError
+from ..lang.tree import Ast
+from ..ops.kernels_linalg import is_vector_rhs, lu_info
+from ..ops.kernels_shape import strides_of
+from . import calls_select
+from .args import Evaluating, bind, check_arity
+from .calls_shape import dim_of, expand_to, fail, int_list, reshape_to, tensor_arg
+from .tensor import Tensor
+
+
+def _two(ev: Evaluating, node: Ast, args: list, kw: dict, names=("input", "other")):
+    given = bind(node, args, kw, names, required=2)
+    return tuple(tensor_arg(ev, node, given[n]) for n in names)
+
+
+def _mm_shapes(node: Ast, a: Tensor, b: Tensor) -> None:
+    if a.shape[1] != b.shape[0]:
+        raise fail(node, f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
+                         f"and {b.shape[0]}x{b.shape[1]})", DdxShapeError)
+
+
+def mm(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    _mm_shapes(node, a, b)
+    return ev.op("mm", node, [a, b])
+
+
+def mv(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    if a.shape[1] != b.shape[0]:
+        raise fail(node, f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                         f"{a.shape[1]}), vec ({b.shape[0]})", DdxShapeError)
+    return ev.op("mv", node, [a, b])
+
+
+def dot(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    if a.value.ndim != 1 or b.value.ndim != 1:
+        raise fail(node, f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
+                         "tensors", DdxShapeError)
+    if a.shape != b.shape:
+        n, m = a.shape[0], b.shape[0]
+        raise fail(node, f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have "
+                         f"the same number of elements, but got {n} and {m} elements "
+                         "respectively", DdxShapeError)
+    return ev.op("dot", node, [a, b])
+
+
+def bmm(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    for name, t in (("batch1", a), ("batch2", b)):
+        if t.value.ndim != 3:
+            raise fail(node, f"{name} must be a 3D tensor", DdxShapeError)
+    want = [a.shape[0], a.shape[2]]
+    if list(b.shape[:2]) != want:
+        raise fail(node, f"Expected size for first two dimensions of batch2 tensor to be: {want} "
+                         f"but got: {list(b.shape[:2])}.", DdxShapeError)
+    return ev.op("bmm", node, [a, b])
+
+
+def transpose(ev: Evaluating, node: Ast, a: Tensor, d0: int, d1: int) -> Tensor:
+    return ev.op("transpose", node, [a], {"dim0": d0, "dim1": d1})
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """aten's should_fold: fold the larger operand's batch into mm/mv's rows."""
+    first_larger = a.value.ndim >= b.value.ndim
+    big = a.value if first_larger else np.swapaxes(b.value, -1, -2)
+    small = b if first_larger else a
+    if not (big.ndim >= 3 and small.value.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.value.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    shape, strides = big.shape, strides_of(big)
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _broadcast(node: Ast, s1: tuple, s2: tuple) -> tuple:
+    n = max(len(s1), len(s2))
+    p1, p2 = (1,) * (n - len(s1)) + s1, (1,) * (n - len(s2)) + s2
+    for i in range(n - 1, -1, -1):
+        if p1[i] != p2[i] and p1[i] != 1 and p2[i] != 1:
+            raise fail(node, f"The size of tensor a ({p1[i]}) must match the size of tensor b "
+                             f"({p2[i]}) at non-singleton dimension {i}", DdxShapeError)
+    return tuple(max(x, y) if x and y else 0 for x, y in zip(p1, p2))
+
+
+def matmul(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    try:
+        return _matmul(ev, node, a, b)
+    except DdxShapeError as exc:
+        if exc.hint is None:
+            exc.hint = f"'{node.value if node.kind == 'bin' else 'matmul'}' got shapes " \
+                       f"{list(a.shape)} and {list(b.shape)}"
+        raise
+
+
+def _matmul(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    da, db = a.value.ndim, b.value.ndim
+    if da == 0 or db == 0:
+        raise fail(node, f"both arguments to matmul need to be at least 1D, but they are {da}D "
+                         f"and {db}D", DdxShapeError)
+    if da == 1 and db == 1:
+        return dot(ev, node, a, b)
+    if da == 2 and db == 1:
+        return mv(ev, node, a, b)
+    if da == 1 and db == 2:
+        row = ev.op("unsqueeze", node, [a], {"dim": 0})
+        return ev.op("squeeze", node, [mm(ev, node, row, b)], {"inplace": 0})
+    if da == 2 and db == 2:
+        return mm(ev, node, a, b)
+    if _should_fold(a, b):
+        flip = db > da
+        t1 = transpose(ev, node, b, db - 2, db - 1) if flip else a
+        t2 = (ev.op("t", node, [a]) if da == 2 else a) if flip else b
+        rows = t1.shape[:-1]
+        folded = reshape_to(ev, node, t1, (int(np.prod(rows)), t1.shape[-1]))
+        if t2.value.ndim == 2:
+            out = ev.op("unsafe_view", node, [mm(ev, node, folded, t2)],
+                        {"shape": rows + (t2.shape[1],)})
+            if not flip:
+                return out
+            out = transpose(ev, node, out, out.value.ndim - 2, out.value.ndim - 1)
+            return ev.op("clone", node, [out], {"contiguous": True})
+        return ev.op("unsafe_view", node, [mv(ev, node, folded, t2)], {"shape": rows})
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch1, batch2 = a.shape[:max(da - 2, 0)], b.shape[:max(db - 2, 0)]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a.requires_grad:
+            return _matmul(ev, node, ev.op("squeeze", node, [a], {"dim": 0}), b)
+        if batch2[0] == 1 and b.requires_grad:
+            return _matmul(ev, node, a, ev.op("squeeze", node, [b], {"dim": 0}))
+    batch = _broadcast(node, batch1, batch2)
+    count = int(np.prod(batch))
+    left = reshape_to(ev, node, expand_to(ev, node, a, batch + (n, m1)), (count, n, m1))
+    if db == 1:
+        right = reshape_to(ev, node, expand_to(ev, node, b, batch + (m2,)), (count, m2))
+        right = ev.op("unsqueeze", node, [right], {"dim": 2})
+    else:
+        right = reshape_to(ev, node, expand_to(ev, node, b, batch + (m2, p)), (count, m2, p))
+    out = bmm(ev, node, left, right)
+    if db == 1:
+        out = ev.op("squeeze", node, [out], {"dim": 2})
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return ev.op("unsafe_view", node, [out], {"shape": shape})
+
+
+def call_matmul(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    return matmul(ev, node, *_two(ev, node, args, kw))
+
+
+def call_mm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    a, b = _two(ev, node, args, kw, ("input", "mat2"))
+    if a.value.ndim != 2:
+        raise fail(node, "self must be a matrix", DdxShapeError)
+    if b.value.ndim != 2:
+        raise fail(node, "mat2 must be a matrix", DdxShapeError)
+    return mm(ev, node, a, b)
+
+
+def call_mv(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    a, b = _two(ev, node, args, kw, ("input", "vec"))
+    if a.value.ndim != 2 or b.value.ndim != 1:
+        raise fail(node, f"vector + matrix @ vector expected, got 1, {a.value.ndim}, "
+                         f"{b.value.ndim}", DdxShapeError)
+    return mv(ev, node, a, b)
+
+
+def call_dot(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    return dot(ev, node, *_two(ev, node, args, kw, ("input", "tensor")))
+
+
+def call_bmm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    return bmm(ev, node, *_two(ev, node, args, kw, ("input", "mat2")))
+
+
+def call_outer(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    a, b = _two(ev, node, args, kw, ("input", "vec2"))
+    for name, t in (("self", a), ("vec2", b)):
+        if t.value.ndim != 1:
+            raise fail(node, f"outer: Expected 1-D argument {name}, but got {t.value.ndim}-D",
+                       DdxShapeError)
+    return ev.op("mul", node, [reshape_to(ev, node, a, (a.shape[0], 1)), b])
+
+
+# --- transposes ---------------------------------------------------------------------------------
+
+def call_transpose(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, kw, ("input", "dim0", "dim1"))
+    a = tensor_arg(ev, node, given["input"])
+    nd = a.value.ndim
+    if "dim0" not in given and "dim1" not in given:  # ddx's transpose(A) of a matrix
+        if nd > 2:
+            raise fail(node, f"transpose() expects a tensor with <= 2 dimensions, but got "
+                             f"{nd}D (give the two dims: transpose(x, 0, 1))", DdxShapeError)
+        return transpose(ev, node, a, 0, 1 if nd == 2 else 0)
+    if "dim0" not in given or "dim1" not in given:
+        missing = "dim1" if "dim0" in given else "dim0"
+        raise fail(node, f"{node.value}() missing required argument '{missing}'", DdxTypeError)
+    return transpose(ev, node, a, dim_of(ev, node, given["dim0"], nd),
+                     dim_of(ev, node, given["dim1"], nd))
+
+
+def call_t(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    check_arity(node, args, 1, kw)
+    a = tensor_arg(ev, node, args[0])
+    if a.value.ndim > 2:
+        raise fail(node, f"t() expects a tensor with <= 2 dimensions, but self is "
+                         f"{a.value.ndim}D", DdxShapeError)
+    return ev.op("t", node, [a])
+
+
+def call_permute(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    a = tensor_arg(ev, node, args[0])
+    rest = list(args[1:]) + ([kw["dims"][0]] if "dims" in kw else [])
+    order = int_list(ev, node, rest)
+    nd = a.value.ndim
+    if len(order) != nd:
+        raise fail(node, "permute(sparse_coo): number of dimensions in the tensor input does not "
+                         "match the length of the desired ordering of dimensions i.e. input.dim()"
+                         f" = {nd} is not equal to len(dims) = {len(order)}", DdxShapeError)
+    dims = tuple(dim_of(ev, node, d, nd) for d in order)
+    if len(set(dims)) != len(dims):
+        raise fail(node, "permute(): duplicate dims are not allowed.")
+    return ev.op("permute", node, [a], {"dims": dims})
+
+
+T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+             "to reverse the dimensions of a tensor.")
+
+
+def call_T(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:  # noqa: N802
+    """x.T: the dimensions reversed (PyTorch's PermuteBackward0, for a matrix too)."""
+    a = tensor_arg(ev, node, args[0])
+    nd = a.value.ndim
+    if nd != 2:
+        ev.warnings.append(T_WARNING if nd else "Tensor.T is deprecated on 0-D tensors. This "
+                           "function is the identity in these cases.")
+    return ev.op("permute", node, [a], {"dims": tuple(range(nd - 1, -1, -1))})
+
+
+def call_mT(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:  # noqa: N802
+    """x.mT (and x.mH, x.H, x.adjoint() of a real tensor): the last two dims swapped."""
+    a = tensor_arg(ev, node, args[0])
+    nd = a.value.ndim
+    if nd < 2:
+        raise fail(node, f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                         f"{nd}-D tensor.", DdxShapeError)
+    return transpose(ev, node, a, nd - 2, nd - 1)
+
+
+# --- matrix functions ----------------------------------------------------------------------------
+
+def _square(node: Ast, name: str, a: Tensor) -> None:
+    if a.value.ndim < 2:
+        raise fail(node, f"linalg.{name}: The input tensor A must have at least 2 dimensions.",
+                   DdxShapeError)
+    if a.shape[-1] != a.shape[-2]:
+        raise fail(node, f"linalg.{name}: A must be batches of square matrices, but they are "
+                         f"{a.shape[-2]} by {a.shape[-1]} matrices", DdxShapeError)
+
+
+def _spelled_linalg(node: Ast) -> bool:
+    """Whether the call is torch.linalg.X(...) (torch.X(...) and x.X() are the older ops)."""
+    if node.kind != "method":
+        return True  # (the bare name)
+    obj = node.kids[0]
+    return obj.kind == "attr" and obj.value == "linalg"
+
+
+def _one_matrix(name: str, check=None):
+    def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+        a = tensor_arg(ev, node, bind(node, args, kw, ("input",))["input"])
+        _square(node, "inv" if name == "inverse" else name, a)
+        if check is not None:
+            check(node, a.value)
+        if name == "cholesky" and not _spelled_linalg(node):
+            return ev.op(name, node, [a], {"legacy": True})
+        return ev.op(name, node, [a])
+    return call
+
+
+def _singular(node: Ast, a: np.ndarray) -> None:
+    for k, m in enumerate(a.reshape(-1, *a.shape[-2:])):
+        info = lu_info(m)
+        if info:
+            where = f"(Batch element {k}): " if a.ndim > 2 else ""
+            raise fail(node, f"linalg.inv: {where}The diagonal element {info} is zero, the "
+                             "inversion could not be completed because the input matrix is "
+                             "singular.")
+
+
+def _positive_definite(node: Ast, a: np.ndarray) -> None:
+    for k, m in enumerate(a.reshape(-1, *a.shape[-2:])):
+        for order in range(1, m.shape[0] + 1):
+            try:
+                np.linalg.cholesky(m[:order, :order])
+            except np.linalg.LinAlgError:
+                where = f"(Batch element {k}): " if a.ndim > 2 else ""
+                raise fail(node, f"linalg.cholesky: {where}The factorization could not be "
+                                 "completed because the input is not positive-definite (the "
+                                 f"leading minor of order {order} is not positive-definite)."
+                           ) from None
+
+
+def call_solve(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    a, b = _two(ev, node, args, kw, ("A", "B"))
+    _square(node, "solve", a)
+    vector = is_vector_rhs(a.shape, b.shape)
+    rows = b.shape[-1] if vector else (b.shape[-2] if b.value.ndim >= 2 else b.shape[0])
+    if rows != a.shape[-1] or b.value.ndim == 0:
+        cols = 1 if vector else b.shape[-1]
+        raise fail(node, f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                         f"({a.shape[-2]}x{a.shape[-1]} and {rows}x{cols})", DdxShapeError)
+    if any(lu_info(m) for m in a.value.reshape(-1, *a.shape[-2:])):
+        raise fail(node, "linalg.solve: The solver failed because the input matrix is singular.")
+    return ev.op("solve", node, [a, b])
+
+
+def call_trace(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    a = tensor_arg(ev, node, bind(node, args, kw, ("input",))["input"])
+    if a.value.ndim != 2:
+        raise fail(node, f"trace: expected a matrix, but got tensor with dim {a.value.ndim}",
+                   DdxShapeError)
+    return ev.op("trace", node, [a])
+
+
+def call_diag(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, kw, ("input", "diagonal"))
+    a = tensor_arg(ev, node, given["input"])
+    k = int_list(ev, node, [given.get("diagonal", 0)])[0]
+    if a.value.ndim == 1:
+        return ev.op("diag_embed", node, [a], {"diagonal": k})
+    if a.value.ndim == 2:
+        return ev.op("diagonal", node, [a], {"offset": k, "copy": True})
+    raise fail(node, f"diag(): Supports 1D or 2D tensors. Got {a.value.ndim}D", DdxShapeError)
+
+
+def call_diagonal(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, kw, ("input", "offset", "dim1", "dim2"))
+    a = tensor_arg(ev, node, given["input"])
+    if a.value.ndim != 2 or (dim_of(ev, node, given.get("dim1", 0), 2),
+                             dim_of(ev, node, given.get("dim2", 1), 2)) != (0, 1):
+        raise fail(node, "diagonal(): ddx takes the diagonal of a matrix (2-D, dim1=0, dim2=1)",
+                   DdxShapeError)
+    return ev.op("diagonal", node, [a], {"offset": int_list(ev, node,
+                                                            [given.get("offset", 0)])[0]})
+
+
+CALLERS: dict = {"dot": call_dot, "mv": call_mv, "mm": call_mm, "bmm": call_bmm,
+                 "transpose": call_transpose, "t": call_t, "permute": call_permute,
+                 "trace": call_trace, "diagonal": call_diagonal,
+                 "det": _one_matrix("det"), "inv": _one_matrix("inv", _singular),
+                 "inverse": _one_matrix("inverse", _singular),
+                 "cholesky": _one_matrix("cholesky", _positive_definite), "solve": call_solve,
+                 **calls_select.CALLERS}  # (flip, roll, gather...: shape rows, whose module
+# imports calls_shape's helpers, so that calls_shape cannot import it back)
+NAMED: dict = {"matmul": call_matmul, "outer": call_outer, "ger": call_outer, "diag": call_diag,
+               "T_attr": call_T, "mT_attr": call_mT, "mH_attr": call_mT, "H_attr": call_mT,
+               "adjoint": call_mT}
+NAMED_SPACES: dict = {"matmul": ("torch", "Tensor", "linalg"), "T_attr": (), "mT_attr": (),
+                      "mH_attr": (), "H_attr": ()}
 KINDS: dict = {}
-CALLERS: dict = {}
-NAMED: dict = {}
-NAMED_SPACES: dict = {}
+LISTS: set = set()

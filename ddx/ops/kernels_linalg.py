@@ -1,0 +1,220 @@
+"""Kernels of the linalg rows (ddx/ops/rows_linalg.py): products, trace and diagonals, and
+det/inv/solve/cholesky with PyTorch's backward formulas.
+
+The rules are written with matmul and the array functions dual numbers carry (so the Hessian
+runs through them); the matrix functions numpy gives dual numbers no derivative for (inv, solve)
+are written here for them too: d(A^-1) = -A^-1 dA A^-1."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels_shape import on_parts
+
+
+def _is_dual(x) -> bool:
+    return not isinstance(x, (np.ndarray, np.generic, float, int)) and hasattr(x, "p") \
+        and hasattr(x, "t")
+
+
+def mT(a):  # noqa: N802 - PyTorch's name
+    """The last two dimensions swapped (a batch of matrices transposed)."""
+    n = np.ndim(a)
+    return np.transpose(a, (*range(n - 2), n - 1, n - 2))
+
+
+def inv(a):
+    if _is_dual(a):
+        p = np.linalg.inv(a.p)
+        return type(a)(p, -(p @ a.t @ p))
+    if not isinstance(a, (np.ndarray, np.generic)):
+        raise TypeError("no formula for a matrix inverse")
+    return np.linalg.inv(a)
+
+
+def _solve_plain(a, b, vector: bool):
+    if vector:
+        return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
+    return np.linalg.solve(a, b)
+
+
+def is_vector_rhs(a_shape, b_shape) -> bool:
+    """PyTorch's linalg.solve: B is a (batch of) vector(s) when it has one dimension fewer."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1
+                                 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def solve(a, b):
+    """X with A X = B; on dual numbers too: dX = A^-1 (dB - dA X)."""
+    vector = is_vector_rhs(np.shape(a), np.shape(b))
+    if not (_is_dual(a) or _is_dual(b)):
+        if not isinstance(a, (np.ndarray, np.generic)):
+            raise TypeError("no formula for a linear solve")
+        return _solve_plain(a, b, vector)
+    ap, at = (a.p, a.t) if _is_dual(a) else (np.asarray(a), None)
+    bp, bt = (b.p, b.t) if _is_dual(b) else (np.asarray(b), None)
+    x = _solve_plain(ap, bp, vector)
+    rhs = np.zeros_like(x) if bt is None else np.asarray(bt, dtype=np.float64)
+    if at is not None:
+        rhs = rhs - (at @ x[..., None])[..., 0] if vector else rhs - at @ x
+    dual = a if _is_dual(a) else b
+    return type(dual)(x, _solve_plain(ap, rhs, vector))
+
+
+def _outer_last(u, v, vector: bool):
+    """u v^T over the last dimension (vector right-hand sides) or u @ v^T (matrices)."""
+    if vector:
+        return np.expand_dims(u, -1) * np.expand_dims(v, -2)
+    return u @ mT(v)
+
+
+def solve_vjp_a(g, o, a, b):
+    gb = solve(mT(a), g)
+    return -_outer_last(gb, o, is_vector_rhs(np.shape(a), np.shape(b)))
+
+
+def solve_vjp_b(g, o, a, b):
+    return solve(mT(a), g)
+
+
+def solve_jvp(ts, o, a, b):
+    ta, tb = ts
+    vector = is_vector_rhs(np.shape(a), np.shape(b))
+    rhs = np.zeros(np.shape(o)) if tb is None else np.broadcast_to(tb, np.shape(o))
+    if ta is not None:
+        ta = np.broadcast_to(ta, np.shape(a))
+        rhs = rhs - ((ta @ o[..., None])[..., 0] if vector else ta @ o)
+    return _solve_plain(a, rhs, vector)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def _adjugate(a: np.ndarray) -> np.ndarray:
+    """The adjugate by cofactors (a singular matrix has no inverse; det's slope is this)."""
+    n = a.shape[-1]
+    out = np.zeros_like(a)
+    for i in range(n):
+        for j in range(n):
+            minor = np.delete(np.delete(a, i, axis=-2), j, axis=-1)
+            out[..., j, i] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
+    return out
+
+
+def det_vjp(g, o, a):
+    """d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T (the adjugate's transpose
+    where A is singular, as PyTorch's SVD-based formula gives there)."""
+    gg = np.expand_dims(np.expand_dims(g, -1), -1)
+    if not _is_dual(a) and isinstance(a, np.ndarray) and np.any(np.asarray(o) == 0):
+        return gg * mT(_adjugate(a))
+    oo = np.expand_dims(np.expand_dims(o, -1), -1)
+    return gg * (oo * mT(inv(a)))
+
+
+def det_jvp(ts, o, a):
+    (t,) = ts
+    t = np.broadcast_to(t, np.shape(a))
+    return np.sum(det_vjp(np.ones_like(o), o, a) * t, axis=(-2, -1))
+
+
+def inv_vjp(g, o, a):
+    return -(mT(o) @ g @ mT(o))
+
+
+def lower_mask(shape, k: int = 0) -> np.ndarray:
+    return np.tri(shape[-2], shape[-1], k, dtype=bool)
+
+
+def cholesky(a, *, legacy=None):
+    """The factor of (A + A^T)/2: A itself where A is symmetric, as PyTorch assumes (it reads
+    the lower triangle), so that the gradient, PyTorch's symmetric one, is the derivative."""
+    return np.linalg.cholesky((a + mT(a)) / 2)
+
+
+def cholesky_vjp(g, o, a, *, legacy=None):
+    """PyTorch's cholesky_backward: P = tril(L^T gL) with its strictly lower part mirrored and
+    everything halved; gA = L^-T P L^-1."""
+    mask = lower_mask(np.shape(o))
+    t = np.where(mask, mT(o) @ g, 0.0)
+    p = 0.5 * (t + mT(np.where(lower_mask(np.shape(o), -1), t, 0.0)))
+    linv = inv(o)
+    return mT(linv) @ p @ linv
+
+
+def cholesky_jvp(ts, o, a, *, legacy=None):
+    """dL = L Phi(L^-1 dA L^-T), Phi: the lower triangle with the diagonal halved."""
+    t = np.broadcast_to(ts[0], np.shape(a))
+    linv = np.linalg.inv(o)
+    m = linv @ ((t + mT(t)) / 2) @ mT(linv)
+    phi = np.where(lower_mask(np.shape(o), -1), m, 0.0) + 0.5 * np.where(
+        np.eye(np.shape(o)[-1], dtype=bool), m, 0.0)
+    return o @ phi
+
+
+def trace_vjp(g, o, a):
+    return np.expand_dims(np.expand_dims(g, -1), -1) * np.eye(*np.shape(a)[-2:])
+
+
+def diag_embed(a, *, diagonal=0):
+    return np.diag(a, diagonal)
+
+
+def diag_embed_back(g, o, a, *, diagonal=0):
+    return on_parts(np.diagonal, g, diagonal)
+
+
+def diagonal(a, *, offset=0, copy=None):
+    return np.diagonal(a, offset).copy()
+
+
+def _diagonal_scatter(g, shape, offset):
+    out = np.zeros(shape, dtype=g.dtype)
+    rows = np.arange(g.shape[-1])
+    if offset >= 0:
+        out[..., rows, rows + offset] = g
+    else:
+        out[..., rows - offset, rows] = g
+    return out
+
+
+def diagonal_back(g, o, a, *, offset=0, copy=None):
+    return on_parts(_diagonal_scatter, g, np.shape(a), offset)
+
+
+def bmm_vjp_a(g, o, a, b):
+    return g @ mT(b)
+
+
+def bmm_vjp_b(g, o, a, b):
+    return mT(a) @ g
+
+
+def lu_info(a: np.ndarray) -> int:
+    """LAPACK getrf's info for a singular matrix: the 1-based index of the first zero pivot
+    of the LU factorisation with partial pivoting (PyTorch names it in its error)."""
+    u = np.array(a, dtype=np.float64)
+    n = u.shape[-1]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return 0
+
+
+def emit_solve(args, t, lib):
+    if lib == "torch":
+        return f"torch.linalg.solve({args[0]}, {args[1]})"
+    a, b = t.inputs
+    if is_vector_rhs(a.value.shape, b.value.shape) and b.value.ndim > 1:
+        return f"jnp.linalg.solve({args[0]}, {args[1]}[..., None])[..., 0]"
+    return f"jnp.linalg.solve({args[0]}, {args[1]})"
+
+
+def emit_diagonal(args, t, lib):
+    k = t.kw.get("offset", 0)
+    if lib == "jax":
+        return f"jnp.diagonal({args[0]}, {k})"
+    return f"torch.diag({args[0]}, {k})" if t.kw.get("copy") else f"torch.diagonal({args[0]}, {k})"
