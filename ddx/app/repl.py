@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import fmt
-from ..errors import DdxError, DdxUsageError, format_error
+from ..errors import DdxError, DdxUsageError, format_error, suggest
 from ..graph.tensor import Tensor
 from ..textsafe import safe_text
 from .session import Session, needs_more
@@ -106,7 +106,9 @@ class Repl:
             else:
                 self.dot(view, args[1] if len(args) > 1 else None, option=cmd)
         else:
-            self._err(f"error: unknown command {cmd}; try :help")
+            close = suggest(cmd, COMMANDS)
+            self._err(f"error: unknown command {cmd}" + (f"; did you mean {close}?" if close else "")
+                      + "; try :help")
         return True
 
     def dot(self, view: GraphView, path: str | None, option: str = ":dot") -> None:
