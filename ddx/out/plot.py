@@ -154,7 +154,7 @@ def canvas_text(data: PlotData, *, width: int = 80, height: int = 16, color: boo
     out = Text(no_wrap=True, overflow="crop")
     title = f"f({data.var}) = {safe_text(data.expr)}"
     out.append(title[: width] + "\n", style="bold")
-    tick_rows = {round(to_dot(lo, t)[1] / 4 - 0.375): lab for t, lab in zip(yticks, labels)}
+    tick_rows = {round(to_dot(lo, t)[1]) // 4: lab for t, lab in zip(yticks, labels)}
     for r in range(height):
         lab = tick_rows.get(r)
         out.append((lab or "").rjust(lw) + (" ┤ " if lab else " │ "), style="dim")
