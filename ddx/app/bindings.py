@@ -18,14 +18,18 @@ PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 def constant(text: str, *, dtype=np.float64, what: str = "value") -> np.ndarray:
     """Evaluate a constant expression (``[2,4]``, ``pi/4``) to an array of ``dtype``."""
+    bare = text.strip()
+    hint = (f"a vector goes in brackets: {what.removeprefix('binding ')}[{bare}]"
+            if "," in bare and not bare.startswith(("[", "(")) else None)
     try:
         program = parse(text)
         ev = Evaluator(program, {}, dtype=dtype)
         value = ev.run()
     except DdxError as exc:
-        raise DdxUsageError(f"{what}{text}: {exc.message}") from None
+        raise DdxUsageError(f"{what}{text}: {exc.message}", hint=hint or exc.hint) from None
     if not isinstance(value, Tensor) or not value.const:
-        raise DdxUsageError(f"{what}{text} is not a constant (numbers, pi, e, [..] literals)")
+        raise DdxUsageError(f"{what}{text} is not a constant (numbers, pi, e, [..] literals)",
+                            hint=hint)
     return np.array(value.value, dtype=dtype)
 
 

@@ -17,7 +17,9 @@ from ..errors import (
     no_such_option,
     not_a_binding,
     option_needs_value,
+    suggest,
 )
+from ..textsafe import safe_text
 
 
 def stderr_line(text: str) -> None:
@@ -122,6 +124,8 @@ class DefaultGroup(click.Group):
         if not args:
             if sys.stdin.isatty() and sys.stdout.isatty():
                 args = ["repl"]
+        elif args[0] == "help" and (len(args) == 1 or len(args) == 2 and args[1] in self.commands):
+            args = [*args[1:], "--help"]  # ddx help, ddx help batch
         elif args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["eval", *args]
         return super().parse_args(ctx, args)
@@ -191,13 +195,26 @@ class EvalCommand(click.Command):
                         raise option_needs_value(word)
                     opts.append(value)
             elif re.fullmatch(r"--[A-Za-z][\w-]*(=.*)?", word):
-                raise no_such_option(key)
+                raise _no_such_option(key, {o for o in flags | valued if o.startswith("--")}
+                                      | {"--version", "--help"})
             else:
                 words.append(word)
         return super().parse_args(ctx, [*opts, "--", *words])
 
 
+def _no_such_option(option: str, known: set[str]) -> DdxUsageError:
+    """Click's NoSuchOption in ddx's words, with the closest option when one is close."""
+    error = no_such_option(option)
+    close = suggest(option, known)
+    if close:
+        error.message += f"; did you mean {close}?"
+    return error
+
+
 def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """The expression and its NAME=VALUE bindings; a name bound twice is a warning (the last
+    value wins, as in a shell), and so is a name with no value next to a bound name it may
+    have meant (``sin(X) x=1``)."""
     if not args:
         raise missing_expression()
     expr, rest = args[0], args[1:]
@@ -206,8 +223,42 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
         name, eq, value = item.partition("=")
         if not eq or not name.strip().isidentifier():
             raise not_a_binding(item)
-        bindings[name.strip()] = value
+        name = name.strip()
+        if name in bindings:
+            stderr_line(safe_text(f"warning: {name} is bound twice ({name}={bindings[name]}, "
+                                  f"then {name}={value}): {name}={value} is used"))
+            del bindings[name]  # (the order of the bindings is the order of their last use)
+        bindings[name] = value
+    for message in near_misses(expr, bindings):
+        stderr_line(safe_text(message))
     return expr, bindings
+
+
+def near_misses(expr: str, bindings: dict) -> list[str]:
+    """Warnings for names the expression uses without a value that are close to a bound name
+    it does not use: a typo, most likely (``sin(X) x=1``)."""
+    if not bindings:
+        return []
+    try:
+        from ..graph.functions import FUNCTIONS
+        from ..graph.values import CONSTANTS
+        from ..lang.syntax import parse
+        from .data import free_names
+
+        used = free_names(parse(expr))
+    except Exception:  # noqa: BLE001 - the evaluation reports a bad expression in its words
+        return []
+    unused = [b for b in bindings if b not in used]
+    out = []
+    for name in used:
+        if name in bindings or name in CONSTANTS or name in FUNCTIONS or not unused:
+            continue
+        close = next((b for b in unused if b.lower() == name.lower()), None) \
+            or suggest(name, unused)
+        if close:
+            out.append(f"warning: '{name}' has no value; did you mean '{close}'? ({close} is "
+                       "bound but not used)")
+    return out
 
 
 def binding(item: str) -> tuple[str, str]:
