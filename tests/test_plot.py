@@ -211,3 +211,13 @@ def test_library_plot():
                          "f": [-1.0, -0.125, 0.0, 0.125, 1.0],
                          "f′": [3.0, 0.75, 0.0, 0.75, 3.0]}
     assert text_of(p, 60).splitlines()[0] == "f(x) = x^3"
+
+
+@pytest.mark.parametrize("height", [6, 10, 16, 23])
+def test_y_ticks_sit_on_their_rows(height):
+    data = sample("x^3", {"x": "-1.3:1.1"}, points=101)
+    lines = text_of(render(data, width=70, height=height, color=False), 70).splitlines()
+    zero = next(ln for ln in lines if ln.strip().startswith("0 ┤"))
+    assert "·" in zero  # the line y = 0 is drawn in the row labelled 0
+    rows = [ln for ln in lines if "┤" in ln]
+    assert len(rows) >= 2
