@@ -43,7 +43,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
         first = math.ceil(lo / step - 1e-9)
         ticks = [0.0 if k == 0 else round(k * step, 12)
                  for k in range(first, math.floor(hi / step + 1e-9) + 1)]
-        if len(ticks) >= 2 and (not best or abs(len(ticks) - count) <= abs(len(best) - count)):
+        if len(ticks) >= 2 and (not best or abs(len(ticks) - count) < abs(len(best) - count)):
             best = ticks
     return best or [lo, hi]
 
@@ -100,7 +100,11 @@ def render(data: PlotData, *, width: int = 80, height: int = 16, color: bool = T
     """The plot, ``width`` columns wide (at least 40), with its findings in words below."""
     from rich.console import Group
 
-    notes = Text("\n".join(safe_text(n) for n in data.notes()))
+    import textwrap
+
+    width = max(40, int(width))
+    notes = Text("\n".join(textwrap.fill(safe_text(n), width, subsequent_indent="  ")
+                           for n in data.notes()))
     return Group(canvas_text(data, width=width, height=height, color=color), notes) \
         if notes.plain else canvas_text(data, width=width, height=height, color=color)
 
