@@ -122,7 +122,7 @@ def parse_json_rows(lines: list[str], names: list[str]) -> tuple[np.ndarray, dic
             bad[i] = "empty row"
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line.rstrip("\r\n"))  # (a column on the row's own line)
         except ValueError as exc:  # (JSONDecodeError, and bytes that are not UTF-8)
             where = f" at column {exc.colno}" if hasattr(exc, "colno") else ""
             bad[i] = f"not valid JSON{where}: {getattr(exc, 'msg', str(exc)).lower()}"
