@@ -10,12 +10,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import torch_or_skip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddx.ops import rng_math
 from ddx.ops.rng import Generator, N, seeded
-from tests.conftest import torch_or_skip
 
 SEEDS = [0, 1, 42, 2**31 + 5]
 SIZES = [1, 7, 15, 16, 17, 100, 1000]

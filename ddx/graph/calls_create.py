@@ -92,7 +92,11 @@ def _default_dtype(ev: Evaluating, values) -> np.dtype:
 
 def fn_full(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, {k: v for k, v in kw.items() if k not in OPTIONS},
-                 ("size", "fill_value"), 2)
+                 ("size", "fill_value"), 0)
+    for key in ("size", "fill_value"):
+        if key not in given:
+            raise DdxTypeError(f'full() missing 1 required positional arguments: "{key}"',
+                               start=node.pos, end=node.end)
     shape = size_arg(node, given["size"], 1 if args else None)
     value = number_arg(node, "fill_value", given["fill_value"], 2 if len(args) > 1 else None)
     dtype, grad = options(node, kw, _default_dtype(ev, [value]))
