@@ -36,22 +36,22 @@ def explain_parts(trace, result: dict, precision: int) -> list:
             continue
         many = len(entry["paths"]) > 1
         for k, path in enumerate(entry["paths"], 1):
-            line = Text()
-            line.append_text(head.copy() if not many else Text(f"  path {k}: ", style="dim"))
+            lead = Text()
+            lead.append_text(head.copy() if not many else Text(f"  path {k}: ", style="dim"))
             if not many:
-                line.append(" = ")
+                lead.append(" = ")
+            segs: list[tuple[str, Text]] = []
             for j, f in enumerate(path["factors"]):
-                if j:
-                    line.append(" × ")
-                line.append(safe_text(f"[{f['node']}] "), style=STYLE_OP)
-                line.append(safe_text(str(f["local"])))
+                seg = Text(safe_text(f"[{f['node']}] "), style=STYLE_OP)
+                seg.append(safe_text(str(f["local"])))
                 if f["local"] != fmt.number(f["value"]):
-                    line.append(f" = {num(f['value'])}")
-            line.append(f" → {num(path['product'])}", style="bold")
+                    seg.append(f" = {num(f['value'])}")
+                segs.append((" × " if j else "", seg))
+            segs.append((" ", Text(f"→ {num(path['product'])}", style="bold")))
             if many and k == 1:
                 parts.append(head.copy().append(f": {len(entry['paths'])} paths, one per use",
                                                 style="default"))
-            parts.append(line)
+            parts.append(_flow(lead, segs))
         if many:
             parts.append(Text(f"  sum of the paths = {num(entry['sum'])}", style="bold"))
     steps = result["steps"]
@@ -81,6 +81,25 @@ def explain_parts(trace, result: dict, precision: int) -> list:
                         f"[{bad['node']}] {bad['at']}: {bad['why']}", STYLE_BAD))
         parts.append(_t(f"hint: {bad['hint']}", "yellow"))
     return parts
+
+
+def _flow(lead: Text, segs: list[tuple[str, Text]]) -> Fitted:
+    """A product of factors that wraps only between factors (never inside ``x = 2``), the
+    next lines indented under the first."""
+    def build(width: int) -> Text:
+        lines: list[Text] = []
+        line = lead.copy()
+        for sep, seg in segs:
+            if line.cell_len + len(sep) + seg.cell_len <= width or not line.plain.strip():
+                line.append(sep)
+                line.append_text(seg)
+                continue
+            line.append(sep.rstrip())
+            lines.append(line)
+            line = Text(" " * max(0, min(6, width - seg.cell_len))).append_text(seg)
+        lines.append(line)
+        return Text("\n").join(lines)
+    return Fitted(build)
 
 
 def _group(parts: list):
