@@ -96,9 +96,9 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
     one_blas_thread()
     expr, bindings = split_bindings(args)
     if graph_file is not None:  # a path that can't be written is refused before the work
-        from ..out.outfile import check
+        from ..out.outfile import check as check_path  # (not the --check flag's name)
 
-        check(graph_file, option="--graph")
+        check_path(graph_file, option="--graph")
     from .derivative import OneLiner
 
     one = OneLiner(expr, bindings, symbolic, swell)  # the calculator's forms (2x, d/dx, ...)
@@ -240,13 +240,15 @@ def _session_writers():
 @click.option("--map", "mapping", metavar="X=COL", multiple=True, help="Variable X reads column "
               "COL.")
 @click.option("--keep", is_flag=True, help="Write the input's columns before the results.")
+@click.option("--dask", "dask", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
+              help="Run on a Dask cluster (a local one without ADDRESS); -o names a folder.")
 @click.option("-o", "--output", metavar="OUT", help="Where results go (default: stdout).")
 @click.option("--human", is_flag=True, help="Print the Rich view per job instead of JSON.")
 @click.option("--no-color", is_flag=True, help="No colour (also: NO_COLOR).")
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
-def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mapping, keep, output,
-              human, no_color, debug):
+def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mapping, keep, dask,
+              output, human, no_color, debug):
     """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
     one_blas_thread()
     from ..out.outfile import Output
@@ -264,7 +266,7 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mappin
 
         fmt = fmt or ("csv" if csv_file else "jsonl" if jsonl_file else None)
         sys.exit(data_mode(expr, extra, data, output, fmt=fmt, mapping=mapping, keep=keep,
-                           say=say, start=start, now=batch.now))
+                           say=say, start=start, now=batch.now, dask=dask))
     if bindings:
         raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
     stream = sys.stdin.buffer if file in (None, "-") else open_bytes(file)
