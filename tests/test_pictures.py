@@ -132,3 +132,13 @@ def test_graphviz_accepts_the_html_labels():
     proc = subprocess.run([shutil.which("dot"), "-Tcanon"], input=to_dot(traced(*MATRIX)),
                           text=True, capture_output=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_graph_option_does_not_turn_on_check(run, tmp_path):
+    code, out, err = run("x^2", "x=3", "--graph", str(tmp_path / "g.dot"))
+    assert code == 0 and "finite differences" not in out
+    code, out, err = run("sin(A @ v)", "A=[[1,2],[3,4],[5,6]]", "v=[0.1,0.2]", "--jacobian",
+                         "--graph", str(tmp_path / "g.html"))
+    assert code == 0, err
+    doc = page_data((tmp_path / "g.html").read_text())
+    assert doc["steps"] == [] and doc["backward"] is False  # (no backward for a vector output)

@@ -75,6 +75,13 @@ def test_abs_and_maximum_kinks_and_a_jump_of_f():
     assert "f jumps from" in jumps[0][1] and "floor jumps here" in jumps[0][1]
 
 
+def test_where_f_itself_is_not_finite():
+    data = sample("log(x)", {"x": "-1:1"}, points=201)
+    assert data.undefined == [(-1.0, 0.0, "-inf/nan")]  # log(0) = -inf, log(x < 0) = nan
+    assert data.nonfinite == [(0.0, 0.0, "inf")]  # PyTorch's 1/x is finite for x < 0
+    assert "f is -inf/nan for x in [-1, 0]" in data.notes()
+
+
 def test_nonfinite_runs_and_poles():
     data = sample("sqrt(x)", {"x": "-1:1"}, points=201)
     assert data.nonfinite[0][0] == -1.0 and data.nonfinite[0][1] == 0.0
@@ -138,6 +145,7 @@ def test_cli_plot_text_no_color_and_json(run):
     (("x", "x=0:1", "--at", "y=1"), "error: --at y=1: the plotted variable is 'x'"),
     (("x", "x=0:1", "-o", "f.jpg"), "error: -o f.jpg: unknown plot format '.jpg'"),
     (("x", "x=0:1", "--order", "3"), "error: invalid value for '--order'"),
+    (("y^2", "x=0:1", "y=2"), "error: the expression does not use 'x'"),
 ])
 def test_cli_plot_usage_errors(run, args, message):
     code, out, err = run("plot", *args)

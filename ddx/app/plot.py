@@ -63,8 +63,12 @@ class Sampler:
         self.expr, self.var, self.dtype = expr, var, dtype
         self.bindings = dict(bindings)
         probe = Trace(expr, {**self.bindings, var: 0.5}, dtype=dtype, lean=False)
-        if var not in probe.evaluator.env or probe.evaluator.env[var] is None:
-            raise DdxUsageError(f"the expression does not use '{var}'")
+        from ..graph.record import ancestors
+
+        leaf = probe.evaluator.env.get(var)
+        if not any(t is leaf for t in ancestors(probe.output)):
+            raise DdxUsageError(f"the expression does not use '{var}'",
+                                hint="plot a variable the expression uses")
         if probe.output.value.size != 1:
             raise DdxUsageError(f"plot needs a function with one value: {expr} gives shape "
                                 f"{tuple(probe.output.value.shape)}",
@@ -244,8 +248,9 @@ def sample(expr: str, bindings: Mapping[str, Any], *, order: int = 1, at: float 
         f0, d0 = (float(c[0]) for c in sampler.values(np.array([at]), 1))
         tangent = (float(at), f0, d0)
     return Plot(expr=expr, var=var, xs=xs, series=series, kinks=sorted(kinks),
-                    jumps=sorted(jumps), nonfinite=nonfinite_runs(xs, cols[1]),
-                    tangent=tangent, vectorised=sampler.vectorised)
+                jumps=sorted(jumps), nonfinite=nonfinite_runs(xs, cols[1]),
+                undefined=nonfinite_runs(xs, cols[0]),
+                tangent=tangent, vectorised=sampler.vectorised)
 
 
 def plot(expr: str, bindings: Mapping[str, Any] | None = None, **kwargs: Any) -> Plot:
@@ -295,6 +300,7 @@ def plot_command(expr: str, bindings: dict[str, str], *, order: int, at: str | N
                "kinks": [{"x": x, "note": n} for x, n in data.kinks],
                "jumps": [{"x": x, "note": n} for x, n in data.jumps],
                "nonfinite": [{"from": a, "to": b, "what": w} for a, b, w in data.nonfinite],
+               "f_nonfinite": [{"from": a, "to": b, "what": w} for a, b, w in data.undefined],
                "tangent": None if data.tangent is None else dict(zip(("x", "f", "slope"),
                                                                      data.tangent)),
                "vectorised": data.vectorised}

@@ -98,9 +98,9 @@ def _breaks(data: PlotData, key: str) -> list[float]:
 
 def render(data: PlotData, *, width: int = 80, height: int = 16, color: bool = True):
     """The plot, ``width`` columns wide (at least 40), with its findings in words below."""
-    from rich.console import Group
-
     import textwrap
+
+    from rich.console import Group
 
     width = max(40, int(width))
     notes = Text("\n".join(textwrap.fill(safe_text(n), width, subsequent_indent="  ")

@@ -24,6 +24,7 @@ class PlotData:
     kinks: list[tuple[float, str]] = field(default_factory=list)  # f′ jumps: (x, note)
     jumps: list[tuple[float, str]] = field(default_factory=list)  # f jumps
     nonfinite: list[tuple[float, float, str]] = field(default_factory=list)  # f′ nan/inf runs
+    undefined: list[tuple[float, float, str]] = field(default_factory=list)  # f nan/inf runs
     tangent: tuple[float, float, float] | None = None  # (x0, f(x0), f′(x0))
     vectorised: bool = True
 
@@ -37,9 +38,11 @@ class PlotData:
         v = self.var
         lines = [f"kink at {v} = {short(x)}: {why}" for x, why in self.kinks]
         lines += [f"jump at {v} = {short(x)}: {why}" for x, why in self.jumps]
-        for a, b, what in self.nonfinite:
-            where = f"at {v} = {short(a)}" if a == b else f"for {v} in [{short(a)}, {short(b)}]"
-            lines.append(f"f′ is {what} {where}")
+        for key, runs in (("f", self.undefined), ("f′", self.nonfinite)):
+            for a, b, what in runs:
+                where = (f"at {v} = {short(a)}" if a == b else
+                         f"for {v} in [{short(a)}, {short(b)}]")
+                lines.append(f"{key} is {what} {where}")
         if self.tangent is not None:
             x0, y0, d0 = self.tangent
             lines.append(f"tangent at {v} = {short(x0)}: f = {short(y0)}, slope f′ = {short(d0)}"

@@ -62,6 +62,10 @@ def figure_bytes(data: PlotData, fmt: str) -> bytes:
                 ax.plot([a], [0], "x", color=COLORS["mark"], ms=9, mew=2, zorder=5, label=lab)
             else:
                 ax.axvspan(a, b, color=COLORS["mark"], alpha=0.12, lw=0, label=lab)
+        for k, (a, b, _) in enumerate(data.undefined):
+            if a < b:
+                ax.axvspan(a, b, color="#868e96", alpha=0.1, lw=0, hatch="//",
+                           label="f nan/inf" if k == 0 else None)
         if data.tangent is not None and all(map(math.isfinite, data.tangent)):
             x0, y0, d0 = data.tangent
             ax.plot([xs[0], xs[-1]], [y0 + d0 * (xs[0] - x0), y0 + d0 * (xs[-1] - x0)],
