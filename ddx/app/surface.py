@@ -40,7 +40,7 @@ def fn_zero_grad(ev: Evaluator, node: Ast, args: list, kw: dict):
 
 def fn_print(ev: Evaluator, node: Ast, args: list, kw: dict):
     check_kw(node, kw, ())
-    ev.printed.append(" ".join(show(ev, a) for a in args))
+    ev.printed.append(" ".join(a if isinstance(a, str) else show(ev, a) for a in args))
     return NOTHING
 
 

@@ -8,9 +8,9 @@ import numpy as np
 
 from ..errors import DdxError, DdxNameError, DdxShapeError, DdxTypeError, DdxValueError, suggest
 from ..lang.tree import Ast
-from ..limits import MAX_DIMS, check_elements, short_int
+from ..limits import MAX_DIMS, check_elements
 from ..ops import stack_op
-from . import namespaces
+from . import indexing, namespaces
 from .tensor import Tensor
 from .values import type_name, weak
 
@@ -110,44 +110,7 @@ class Compound:
         return self.op(stack_op(len(tensors)).name, node, tensors)
 
     def index(self, node: Ast, values: list) -> Tensor:
-        base = values[0]
-        if isinstance(base, tuple) and len(node.value) == 1 and not isinstance(node.value[0],
-                                                                                tuple):
-            i = self.int_arg(values[1], node)
-            if not -len(base) <= i < len(base):
-                raise DdxShapeError("tuple index out of range", start=node.pos, end=node.end)
-            return base[i]
-        if not isinstance(base, Tensor) or base.weak:
-            raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos,
-                               end=node.pos + 1)
-        rest = iter(values[1:])
-        cur = base
-        dim = 0
-        for sub in node.value:
-            if dim >= cur.value.ndim:
-                raise DdxShapeError(f"too many indices for tensor of dimension {base.value.ndim}",
-                                    start=node.pos, end=node.end)
-            size = cur.value.shape[dim]
-            if isinstance(sub, tuple):
-                parts = [self.int_arg(next(rest), node) if p is not None else None
-                         for p in sub[1:]]
-                if parts[2] is not None and parts[2] <= 0:
-                    raise DdxValueError("step must be greater than zero", start=node.pos)
-                sl = slice(*parts)
-                if sl.indices(size) == (0, size, 1):
-                    dim += 1
-                    continue
-                key = (slice(None),) * dim + (sl,)
-                cur = self.op("slice", node, [cur], {"key": key})
-                dim += 1
-            else:
-                i = self.int_arg(next(rest), node)
-                if not -size <= i < size:
-                    raise DdxShapeError(f"index {short_int(i)} is out of bounds for dimension "
-                                        f"{dim} with size {size}", start=node.pos, end=node.end)
-                key = (slice(None),) * dim + (i,)
-                cur = self.op("select", node, [cur], {"key": key})
-        return cur
+        return indexing.index(self, node, values)
 
     def int_arg(self, value: Any, node: Ast) -> int:
         if isinstance(value, Tensor) and value.value.size == 1:

@@ -118,7 +118,10 @@ CALLERS: dict[str, Callable] = {"dot": _dot, "transpose": _transpose}
 # The namespaces they live in are in NAMED_SPACES (default: torch and the Tensor method).
 NAMED: dict[str, Callable] = {}
 NAMED_SPACES: dict[str, tuple[str, ...]] = {}
+# Functions whose [..] arguments are lists (cat([a, b]), ones([2, 3])), not vector literals
+LISTS: set[str] = set()
 for _module in CALL_MODULES:
+    LISTS.update(getattr(_module, "LISTS", ()))
     KINDS.update(getattr(_module, "KINDS", {}))
     CALLERS.update(getattr(_module, "CALLERS", {}))
     NAMED.update(getattr(_module, "NAMED", {}))

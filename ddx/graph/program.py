@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError, suggest
+from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError, DdxValueError, suggest
 from ..lang.tree import Ast, Program, Stmt
 from ..ops import OPS
 from . import record
 from .arithmetic import Arithmetic
 from .compound import Compound
-from .functions import FUNCTIONS, Functions
+from .functions import FUNCTIONS, LISTS, Functions
 from .journal import Journal
 from .namespaces import MODULES, close_name
 from .record import GRAD_MODE, apply
@@ -37,6 +37,9 @@ def _operands(node: Ast) -> tuple | list:
     return kids
 
 
+_CALLS = ("call", "method")
+
+
 def compile_expr(root: Ast) -> list[Ast]:
     """Post-order list of nodes: evaluating them in order with a value stack needs no recursion.
 
@@ -49,6 +52,10 @@ def compile_expr(root: Ast) -> list[Ast]:
     while stack:
         node = pop()
         visit(node)
+        if node.kind in _CALLS and node.value in LISTS:  # cat([a, b]): a list, not a stack
+            for kid in node.kids:
+                if kid.kind == "vec":
+                    kid.kind = "list"
         if node.kw or node.kind == "index":
             extend(_operands(node))
         elif node.kids:
@@ -123,6 +130,8 @@ class Evaluator(Arithmetic, Compound):
     def assign(self, target: Ast, value: Any) -> Any:
         if target.kind == "attr":
             return self.set_attr(target, value)
+        if target.kind == "tuple":
+            return self.unpack(target, value)
         if target.kind != "name":
             raise DdxTypeError("can only assign to a name or an attribute (x.requires_grad = true)",
                                start=target.start, end=target.end)
@@ -141,6 +150,30 @@ class Evaluator(Arithmetic, Compound):
             journal.bind(self.env, name, value)
         else:
             self.env[name] = value
+        return value
+
+    def unpack(self, target: Ast, value: Any) -> Any:
+        """``a, b = value``: a tuple, a list or a tensor's rows, one per name (explicit stack
+        for nested targets)."""
+        work = [(target, value)]
+        while work:
+            tgt, val = work.pop()
+            if tgt.kind != "tuple":
+                self.assign(tgt, val)
+                continue
+            if isinstance(val, Tensor) and not val.weak and val.value.ndim:
+                val = tuple(self.op("select", tgt, [val], {"key": (i,)})
+                            for i in range(val.value.shape[0]))
+            if not isinstance(val, (tuple, list)):
+                raise DdxTypeError(f"cannot unpack non-iterable {py_type(val)} object",
+                                   start=tgt.start, end=tgt.end)
+            if len(val) != len(tgt.kids):
+                few = len(val) < len(tgt.kids)
+                raise DdxValueError(
+                    f"not enough values to unpack (expected {len(tgt.kids)}, got {len(val)})"
+                    if few else f"too many values to unpack (expected {len(tgt.kids)})",
+                    start=tgt.start, end=tgt.end)
+            work.extend(reversed(list(zip(tgt.kids, val))))
         return value
 
     def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:

@@ -128,3 +128,46 @@ op("nan_to_num", "NanToNumBackward0", nan_to_num,
    lambda g, o, a, **kw: np.where(np.isfinite(a), g, 0 * g), reads="i", call="unary",
    params={"nan": 0.0, "posinf": None, "neginf": None},
    emit={"torch": "torch.nan_to_num({0})", "jax": "jnp.nan_to_num({0})"})
+
+
+# --- advanced indexing: x[[0, 2]], x[idx], x[mask] (IndexBackward0) -----------------------
+# The key is kept hashable: per dimension None (all of it) or (shape, flat indices).
+def index_key(key: tuple) -> tuple:
+    return tuple(slice(None) if k is None else np.asarray(k[1], dtype=np.intp).reshape(k[0])
+                 for k in key)
+
+
+def _index(a, *, key):
+    return a[index_key(key)]
+
+
+def _index_vjp(g, o, a, *, key):
+    """Every picked element's gradient added back where it came from (a repeated index
+    accumulates). Plain arrays: np.add.at; dual or symbolic numbers: a 0/1 matrix product."""
+    k = index_key(key)
+    if type(g) is np.ndarray:
+        out = np.zeros(np.shape(a), dtype=g.dtype)
+        np.add.at(out, k, g)
+        return out
+    n = int(np.prod(np.shape(a), dtype=np.int64))
+    where = np.arange(n).reshape(np.shape(a))[k].reshape(-1)
+    pick = np.zeros((n, where.size))
+    pick[where, np.arange(where.size)] = 1.0
+    return np.reshape(pick @ np.reshape(g, -1), np.shape(a))
+
+
+def _emit_index(args, t, lib):
+    parts = []
+    for k in t.kw["key"]:
+        if k is None:
+            parts.append(":")
+        else:
+            shown = np.asarray(k[1]).reshape(k[0]).tolist()
+            parts.append(f"torch.tensor({shown})" if lib == "torch" else f"jnp.array({shown})")
+    return f"{args[0]}[{', '.join(parts)}]"
+
+
+op("index", "IndexBackward0", _index, _index_vjp, elementwise=False, reads="",
+   jvp=lambda ts, o, a, *, key: np.broadcast_to(ts[0], np.shape(a))[index_key(key)],
+   saves=False, symbol="[idx]", emit={"torch": _emit_index, "jax": _emit_index},
+   example=("x[[0, 2, 0]]", {"x": (3,)}))

@@ -1,0 +1,146 @@
+"""Indexing as PyTorch records it: ints (SelectBackward0), slices (SliceBackward0), None
+(UnsqueezeBackward0), ``...``, and then in one step the integer lists, integer tensors and
+boolean masks (IndexBackward0); the basic parts left to right, the advanced ones last."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxShapeError, DdxTypeError, DdxValueError
+from ..lang.tree import Ast
+from ..limits import short_int
+from .tensor import Tensor
+from .values import type_name
+
+
+def index(ev, node: Ast, values: list) -> Any:
+    base = values[0]
+    if isinstance(base, (tuple, list)) and len(node.value) == 1 and \
+            not isinstance(node.value[0], tuple):
+        i = ev.int_arg(values[1], node)
+        if not -len(base) <= i < len(base):
+            raise DdxShapeError(f"{type(base).__name__} index out of range", start=node.pos,
+                                end=node.end)
+        return base[i]
+    if not isinstance(base, Tensor) or base.weak:
+        raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos, end=node.pos + 1)
+    items = _resolve(ev, node, values[1:])
+    ndim = base.value.ndim
+    used = sum(_width(item) for item in items)
+    if used > ndim:
+        raise DdxShapeError(f"too many indices for tensor of dimension {ndim}",
+                            start=node.pos, end=node.end)
+    expanded = []
+    for item in items:  # ``...``: as many full slices as the dimensions not indexed
+        if item[0] == "ellipsis":
+            expanded.extend([("slice", slice(None))] * (ndim - used))
+            used = ndim
+        else:
+            expanded.append(item)
+    cur, dim, advanced = base, 0, []
+    for item in expanded:
+        kind = item[0]
+        if kind == "none":
+            cur = ev.op("unsqueeze", node, [cur], {"dim": dim})
+            dim += 1
+        elif kind == "int":
+            size = cur.value.shape[dim]
+            i = item[1]
+            if not -size <= i < size:
+                raise DdxShapeError(f"index {short_int(i)} is out of bounds for dimension {dim} "
+                                    f"with size {size}", start=node.pos, end=node.end)
+            cur = ev.op("select", node, [cur], {"key": (slice(None),) * dim + (i,)})
+        elif kind == "slice":
+            if item[1].indices(cur.value.shape[dim]) != (0, cur.value.shape[dim], 1):
+                cur = ev.op("slice", node, [cur], {"key": (slice(None),) * dim + (item[1],)})
+            dim += 1
+        else:  # an integer array or a mask, taken after the basic indexing
+            advanced.append((dim, item))
+            dim += _width(item)
+    if advanced:
+        cur = ev.op("index", node, [cur], {"key": _advanced_key(node, cur, advanced)})
+    return cur
+
+
+def _width(item: tuple) -> int:
+    """How many of the tensor's dimensions an index item consumes."""
+    kind = item[0]
+    if kind in ("none", "ellipsis"):
+        return 0
+    if kind == "mask":
+        return max(item[1].ndim, 1)
+    return 1
+
+
+def _resolve(ev, node: Ast, values: list) -> list[tuple]:
+    subs = node.value
+    rest = iter(values)
+    items = []
+    for sub in subs:
+        if isinstance(sub, tuple):
+            parts = [ev.int_arg(next(rest), node) if p is not None else None for p in sub[1:]]
+            if parts[2] is not None and parts[2] <= 0:
+                raise DdxValueError("step must be greater than zero", start=node.pos)
+            items.append(("slice", slice(*parts)))
+            continue
+        v = next(rest)
+        if v is None:
+            items.append(("none",))
+        elif v is Ellipsis:
+            if any(item[0] == "ellipsis" for item in items):
+                raise DdxShapeError("an index can only have a single ellipsis ('...')",
+                                    start=node.pos, end=node.end)
+            items.append(("ellipsis",))
+        elif isinstance(v, Tensor) and (v.weak or v.value.ndim == 0 and
+                                        v.value.dtype.kind in "iu"):
+            items.append(("int", ev.int_arg(v, node)))
+        else:
+            items.append(_array_item(node, sub, v))
+    return items
+
+
+def _array_item(node: Ast, sub: Ast, v: Any) -> tuple:
+    if isinstance(v, (list, tuple)):
+        v = np.asarray([x.value.item() if isinstance(x, Tensor) else x for x in v])
+    elif isinstance(v, Tensor):
+        v = v.value
+    else:
+        raise DdxTypeError(f"indices must be integers, slices, None, ..., lists or tensors, not "
+                           f"{type_name(v)}", start=node.pos, end=node.end)
+    if v.dtype == np.bool_:
+        return ("mask", v)
+    if v.dtype.kind == "f" and sub.kind in ("vec", "list") and np.all(np.mod(v, 1) == 0):
+        v = v.astype(np.int64)  # x[[0, 2]] in a one-liner, whose literals are floats
+    if v.dtype.kind not in "iu":
+        raise DdxTypeError("tensors used as indices must be long, int, byte or bool tensors",
+                           start=node.pos, end=node.end)
+    return ("ints", v)
+
+
+def _advanced_key(node: Ast, cur: Tensor, advanced: list) -> tuple:
+    """The index row's key: per dimension None, or (shape, flat indices); masks as the
+    positions they select (their nonzero), bounds checked as PyTorch checks them."""
+    shape = cur.value.shape
+    key: list = [None] * len(shape)
+    for dim, (kind, arr) in advanced:
+        if kind == "mask":
+            want = shape[dim:dim + max(arr.ndim, 1)]
+            if arr.shape != want:
+                raise DdxShapeError(f"The shape of the mask {list(arr.shape)} at index {dim} does "
+                                    f"not match the shape of the indexed tensor {list(shape)} at "
+                                    f"index {dim}", start=node.pos, end=node.end)
+            for k, pos in enumerate(np.nonzero(arr)):
+                key[dim + k] = (pos.shape, tuple(pos.tolist()))
+            continue
+        size = shape[dim]
+        bad = arr[(arr < -size) | (arr >= size)]
+        if bad.size:
+            raise DdxShapeError(f"index {short_int(int(bad.flat[0]))} is out of bounds for "
+                                f"dimension {dim} with size {size}", start=node.pos, end=node.end)
+        arr = np.where(arr < 0, arr + size, arr)
+        key[dim] = (arr.shape, tuple(arr.reshape(-1).tolist()))
+    while key and key[-1] is None:
+        key.pop()
+    return tuple(key)
