@@ -126,9 +126,20 @@ def test_repl_html(tmp_path, capsys):
     data = page_data(path.read_text())
     grads = {n["name"]: n["grad"]["text"] for n in data["nodes"] if n["kind"] == "leaf"}
     assert grads == {"x": "42", "w": "28"}
+    inner = {n["name"]: n["grad"]["text"] for n in data["nodes"] if n["kind"] == "op"}
+    assert inner["w * x + 1"] == "7"  # what reached it, though PyTorch keeps no .grad there
     assert [s["grad_fn"] for s in data["steps"]][0] == "MulBackward0"
     repl.handle(f":html loss {tmp_path / 'l.txt'}")
     assert "the page's name ends in .html" in capsys.readouterr().out
+    repl.handle("y = w * x")  # the steps are a fresh pass from y; .grad shows loss's
+    repl.handle(f":html y {tmp_path / 'y.html'}")
+    data = page_data((tmp_path / "y.html").read_text())
+    assert data["fresh"] is True and [n["value"]["text"] for n in data["nodes"]] == ["3", "2", "6"]
+    assert [(e["total"]["text"]) for e in data["steps"][0]["edges"]] == ["2", "3"]
+    assert [n["grad"]["text"] for n in data["nodes"][:2]] == ["28", "42"]
+    repl.handle("z = tensor(1.0, requires_grad=true) * 2")  # no backward reached it: no steps
+    repl.handle(f":html z {tmp_path / 'z.html'}")
+    assert page_data((tmp_path / "z.html").read_text())["steps"] == []
 
 
 # --- in a real browser --------------------------------------------------------------------------

@@ -72,13 +72,15 @@ def nodes_of(view) -> list[Tensor]:
     return ancestors(view.output)
 
 
-def node_records(view, nodes: list[Tensor]) -> list[dict]:
+def node_records(view, nodes: list[Tensor], flow: dict | None = None) -> list[dict]:
     ids = {id(t): i for i, t in enumerate(nodes)}
     out = []
     for i, t in enumerate(nodes):
         k = kind(view, t)
         row = OPS.get(t.op) if t.inputs else None
         grad = view.grad_of(t) if view.backward_done and t.requires_grad else None
+        if grad is None and flow and t.grad_fn in flow:  # what reached it (a REPL tensor)
+            grad = flow[t.grad_fn]
         out.append({
             "id": i, "name": label(t), "kind": k,
             "op": safe_text(row.symbol if row is not None else ""),
@@ -90,7 +92,7 @@ def node_records(view, nodes: list[Tensor]) -> list[dict]:
     return out
 
 
-def backward_steps(view, nodes: list[Tensor]) -> list[dict]:
+def backward_steps(view, nodes: list[Tensor], flow: dict | None = None) -> list[dict]:
     """The backward pass as the engine ran it: one step per Function, in the order the engine
     visited them (the order it recorded their gradients in), each with what every input got:
     local derivative (the --explain text) x upstream = passed on, and the receiving node's
@@ -98,7 +100,7 @@ def backward_steps(view, nodes: list[Tensor]) -> list[dict]:
     from ..engine.explain import kink_note, local_text, local_value
     from ..engine.reverse import unbroadcast
 
-    flow = _flow(view)
+    flow = _flow(view, nodes) if flow is None else flow
     if not flow:
         return []
     by_fn = {t.grad_fn: t for t in nodes if t.grad_fn is not None}
@@ -143,14 +145,15 @@ def backward_steps(view, nodes: list[Tensor]) -> list[dict]:
     return steps
 
 
-def _flow(view) -> dict:
+def _flow(view, nodes: list[Tensor]) -> dict:
     """The Functions' gradients in visiting order: the trace's record of its backward, or a
-    fresh pass that touches no .grad (a REPL tensor whose graph is still there)."""
+    fresh pass that touches no .grad (a REPL tensor whose backward ran, its graph kept)."""
     flow = getattr(view, "flow", None)
-    if flow:
+    if flow is not None:
         return flow
     out = view.output
-    if not view.backward_done or out.grad_fn is None or out.value.size != 1:
+    if not view.backward_done or out.grad_fn is None or out.value.size != 1 or all(
+            t.grad is None for t in nodes if not t.inputs and t.requires_grad):
         return {}
     from ..engine.reverse import propagate
     from ..errors import DdxError
@@ -232,9 +235,11 @@ def group_records(view, nodes: list[Tensor]) -> list[dict]:
 def document(view) -> dict:
     """Everything a picture shows, as JSON-ready data."""
     nodes = nodes_of(view)
-    steps = backward_steps(view, nodes)
+    flow = _flow(view, nodes)
+    steps = backward_steps(view, nodes, flow)
     return {"title": safe_text(f"{view.output_name} = {view.output.display}"
                                if view.output_name != view.output.display
                                else view.output_name),
-            "nodes": node_records(view, nodes), "steps": steps,
-            "groups": group_records(view, nodes), "backward": bool(view.backward_done)}
+            "nodes": node_records(view, nodes, flow), "steps": steps,
+            "groups": group_records(view, nodes), "backward": bool(view.backward_done),
+            "fresh": getattr(view, "flow", None) is None}

@@ -293,6 +293,7 @@
     if (!s) {
       p.appendChild(el("h3", "", DATA.title));
       p.appendChild(el("p", "hint", steps.length ? "Every node shows its value and the gradient that reached it. Press “backward ▶” to replay the backward pass the way ddx ran it: " + steps.length + " steps, one per grad_fn." : (DATA.backward ? "No backward steps to show." : "backward() has not run: values only.")));
+      if (DATA.fresh && steps.length) p.appendChild(el("p", "hint", "The steps are a fresh backward pass from " + DATA.title + " in the engine's order; it changes no .grad (the leaves show their .grad)."));
       return;
     }
     var n = nodes[s.node];
