@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
@@ -10,6 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from ddx.app.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _own_template_cache(request, monkeypatch, tmp_path_factory):
+    """Each test its own template disk cache (ddx/replay/diskcache.py), never the user's."""
+    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+    monkeypatch.setenv("DDX_TEMPLATE_CACHE", str(tmp_path_factory.getbasetemp() / "ddxt" / name))
 
 
 @pytest.fixture

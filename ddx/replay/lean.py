@@ -29,6 +29,7 @@ from ..lang.syntax import CACHE
 from ..lang.tree import Program
 from ..limits import limit
 from ..ops import CALLS, OPS
+from . import diskcache
 from .lean_template import build_template
 from .template import Template
 
@@ -58,6 +59,11 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
     """The template the ordinary path would record for these bindings, or None."""
     if dtype != np.float64:
         return None
+    disk = len(source) >= diskcache.MIN_CHARS  # (a long text: parsed once across processes)
+    if disk:
+        template = diskcache.load(source, names, shapes)
+        if template is not None:
+            return template
     tab = tables()
     found = getattr(_LOCAL, "found", None)
     if found is None:
@@ -75,7 +81,10 @@ def compile_source(source: str, names: list[str], shapes: list[tuple],
             else:
                 text = source if source.endswith("\n") else source + "\n"
                 parse_tokens(lex(text, tab), tab, rules)
-            return builder.template()
+            template = builder.template()
+            if disk and template is not None:
+                diskcache.save(source, names, shapes, builder, template)
+            return template
         except (_Decline, Unexpected, DdxSyntaxError):
             return None  # (the ordinary path parses again and reports errors in its own words)
         finally:

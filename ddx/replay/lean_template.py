@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from ..graph.tensor import LABEL_MAX, label_of
@@ -68,6 +70,15 @@ def _backward_order(a_of, b_of, k: int, n: int, out: int) -> list[int]:
 def build_template(lb, out: int) -> Template:
     """The template of a finished LeanBuilder (ddx/replay/lean.py) whose result is node ``out``:
     its rows as Template's columns, and the JSON's fixed fields written when asked for."""
+    return from_columns(lb, out, tuple(zip(*lb.rows)))
+
+
+def from_columns(lb, out: int, columns: tuple, pick_slots: list | None = None) -> Template:
+    """build_template from the rows already as columns: op, forward, VJPs, kw, first input,
+    second input, label start and end per op (ddx/replay/diskcache.py reads them so;
+    ``pick_slots``: per op, 1 where its second input is a node, if known). ``lb`` needs a
+    LeanBuilder's names, k, shape_of, source, numbers, named, env, out_name, stmts and
+    assigned."""
     names, k, shape_of, source = lb.names, lb.k, lb.shape_of, lb.source
     n = len(shape_of)
     self = Template()
@@ -76,7 +87,7 @@ def build_template(lb, out: int) -> Template:
     self.scalar = not any(shape_of)  # every shape is ()
     self.values0 = [None] * n + lb.numbers[::-1]
     # the rows as Template's columns (tuples: nothing changes them)
-    table, fns, vjps, kw_col, a_col, b_col, lb_starts, lb_ends = zip(*lb.rows)
+    table, fns, vjps, kw_col, a_col, b_col, lb_starts, lb_ends = columns
     lead = (None,) * k
     self.op = lead + table
     self.fn = lead + fns
@@ -86,7 +97,12 @@ def build_template(lb, out: int) -> Template:
     b_of = self.b = lead + b_col
     self.many = {}
     both, first = (0, 1), (0,)  # numbers come second: only node inputs get gradients
-    self.grad_slots = [()] * k + [both if b is not None and b >= 0 else first for b in b_col]
+    if pick_slots is None:  # (else, per op, 1 where its second input is a node)
+        self.grad_slots = [()] * k + [both if b is not None and b >= 0 else first
+                                      for b in b_col]
+    else:
+        self.grad_slots = [()] * k + ([(first, both)[pick_slots[0]]] if len(pick_slots) == 1
+                                      else list(itemgetter(*pick_slots)((first, both))))
     self.forward_order = range(k, n)
     if lb.stmts == 1 and not lb.assigned and out == n - 1:
         # one expression: a tree, each op read once, by an op recorded after it. For a tree,
@@ -144,4 +160,5 @@ def build_template(lb, out: int) -> Template:
     self.statics = statics
     self.fmt = nodes_format
     self.reuse = None
+    self.plan = 0
     return self

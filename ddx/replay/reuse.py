@@ -9,6 +9,7 @@ import numpy as np
 from ..engine.reverse import unbroadcast
 from ..graph import record
 from . import parallel
+from .plan import guard
 
 
 def _owned(arr, shape_dtype: tuple) -> bool:
@@ -208,7 +209,7 @@ class BufferReuse:
         plan, fused, _ = self.reuse_plan()
         squares = {q: s for s, q in fused.items()}
         fns, kws, ops, shapes = self.fn, self.kw, self.op, self.shapes
-        with record.fp_guard():
+        with guard():
             for i in self.forward_order:
                 if i in squares:  # summed without its array (below), made there if need be
                     values[i] = _stand_in(shapes[i])
@@ -245,7 +246,7 @@ class BufferReuse:
         adj: list = [None] * self.n
         adj[self.output] = g0
         shapes, ops = self.shapes, self.op
-        with record.fp_guard():
+        with guard():
             for i in self.backward_order:
                 vjps, kw = self.vjp[i], self.kw[i] or {}
                 g = adj[i]

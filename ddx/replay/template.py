@@ -7,17 +7,23 @@ shapes come back) or straight from the source text (``lean.compile_source``). A 
 recomputes values and gradients through the same op table, in the same order, so its
 numbers and JSON are identical to a fresh run's. A replay whose numbers raise a
 floating-point event (a domain warning) returns None and the caller runs the ordinary way,
-which reports the warnings. Library replays may also overwrite arrays nothing reads any more
-(``Template.reuse_plan``, ddx/replay/reuse.py); the JSON is written by ddx/replay/jsonfmt.py."""
+which reports the warnings. A template that comes back replays by a ``Plan`` of precomputed
+steps (ddx/replay/plan.py) when its arrays are small; library replays of large arrays
+overwrite arrays nothing reads any more (``Template.reuse_plan``, ddx/replay/reuse.py) and
+keep glibc from mapping fresh pages per call (ddx/replay/allocator.py). The JSON is written
+by ddx/replay/jsonfmt.py."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..graph import record
 from ..ops import OPS, display_name
+from . import allocator
 from .jsonfmt import JsonBody, JsonDocument, middle_fields, op_fields, texts
+from .plan import Plan, guard
 from .reuse import BufferReuse, unless_events
+
+LARGE = 2  # Template.plan for arrays too large for a Plan
 
 # The input slots that receive gradients, shared between ops (no new object per op).
 _SLOTS = {(): (), (0,): (0,), (1,): (1,), (0, 1): (0, 1)}
@@ -38,7 +44,7 @@ class Template(JsonDocument, BufferReuse):
 
     __slots__ = ("n", "slots", "scalar", "values0", "op", "fn", "vjp", "kw", "a", "b", "many",
                  "grad_slots", "forward_order", "backward_order", "shapes", "output", "g0",
-                 "one", "grads_at", "head", "statics", "fmt", "reuse")
+                 "one", "grads_at", "head", "statics", "fmt", "reuse", "plan")
 
     def _columns(self, n: int) -> None:
         self.op = [None] * n
@@ -131,6 +137,7 @@ class Template(JsonDocument, BufferReuse):
                                  middle_fields(t.value.shape, t.requires_grad, fn is None)))
         self.fmt = None  # written on first use: only batch output needs it
         self.reuse = None
+        self.plan = 0
         return self
 
     def forward(self, bindings: list[np.ndarray], *, reuse: bool = False) -> list | None:
@@ -142,11 +149,24 @@ class Template(JsonDocument, BufferReuse):
         scalar = self.scalar
         for k, arr in zip(self.slots, bindings):
             values[k] = arr[()] if scalar else arr
-        if reuse and not scalar:
+        # self.plan: 0 before the first run; then LARGE for large arrays (buffers reused),
+        # else 1 until the second run makes the Plan (making one costs about one run of the
+        # loops below, so a one-off job makes none)
+        plan = self.plan
+        if plan.__class__ is not Plan:
+            if plan == 1:
+                plan = self.plan = Plan(self)
+            elif plan == 0:
+                plan = self.plan = 1 if Plan.fits(self) else LARGE
+                if plan == LARGE:
+                    allocator.tune()  # (once per process: no fresh pages per call)
+        if plan.__class__ is Plan:
+            return plan.forward(values)
+        if reuse and plan == LARGE:  # (small arrays: allocations are cheap)
             return self._forward_reusing(values)
         fns, kws, a_of, b_of = self.fn, self.kw, self.a, self.b
         kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
-        with record.fp_guard():
+        with guard():
             for i in self.forward_order:
                 a, b, kw = a_of[i], b_of[i], kws[i]
                 if kw is not None:
@@ -177,7 +197,10 @@ class Template(JsonDocument, BufferReuse):
 
         ``reuse``: as for forward; ``values`` may be consumed."""
         scalar = self.scalar
-        if reuse and not scalar:
+        plan = self.plan
+        if plan.__class__ is Plan:
+            return plan.backward(self, values, g0)
+        if reuse and plan == LARGE:
             return self._backward_arrays(values, g0, self.reuse_plan()[2])
         if not scalar:
             return self._backward_arrays(values, g0, {})
@@ -185,7 +208,7 @@ class Template(JsonDocument, BufferReuse):
         adj[self.output] = g0[()]
         vjp_of, kws, a_of, b_of, slots_of = self.vjp, self.kw, self.a, self.b, self.grad_slots
         kinds = (np.ndarray, np.float64)
-        with record.fp_guard():
+        with guard():
             for i in self.backward_order:
                 vjps, a, b, kw = vjp_of[i], a_of[i], b_of[i], kws[i]
                 g = adj[i]
