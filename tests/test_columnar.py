@@ -151,8 +151,8 @@ def test_jsonl_bytes_and_messages_match_the_plain_path(tmp_path, small_blocks):
     plain, fast = both(tmp_path / "d.jsonl", "x^2 * y")
     assert fast == plain
     data, reports, nrows, bad = fast
-    assert nrows == 50 and [r.split(":")[0] for r in reports][:4] == \
-        ["row 4", "row 10", "row 13", "row 21"][:len(reports)][:4]
+    assert nrows == 50 and bad == len(reports)
+    assert {"row 4", "row 10", "row 13", "row 41"} <= {r.split(":")[0] for r in reports}
     out = [json.loads(line) for line in data.decode().splitlines()]
     assert {k: out[1][k] for k in ("value", "d_x", "d_y")} == \
         {"value": -(1 / 7) ** 2, "d_x": -2 / 7, "d_y": (1 / 7) ** 2}

@@ -266,23 +266,39 @@ class ParquetSource:
             raise DdxUsageError(f"cannot read {path} as Parquet: {exc}") from None
         return list(schema.names), {f.name: f.type for f in schema}
 
-    def chunks(self) -> Iterator[Block]:
+    @staticmethod
+    def check_types(types: dict, wanted: dict[str, str]) -> None:
         import pyarrow as pa
-        import pyarrow.compute as pc
 
+        for c in wanted:
+            t = types[c]
+            if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+                    or pa.types.is_boolean(t)):
+                raise DdxUsageError(f"column '{c}' holds {t}, not numbers")
+
+    def chunks(self) -> Iterator[Block]:
         cols = list(dict.fromkeys(list(self.wanted) + self.kept))
         first = 1
         for batch in self.file.iter_batches(batch_size=PARQUET_ROWS, columns=cols):
-            n = batch.num_rows
-            columns, bad = {}, {}
-            for c, v in self.wanted.items():
-                arr = batch.column(c)
-                if arr.type != pa.float64():
-                    arr = pc.cast(arr, pa.float64())
-                if arr.null_count:
-                    for i in np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False)):
-                        bad.setdefault(int(i), f"field '{v}' is empty")
-                columns[v] = arr.to_numpy(zero_copy_only=False)
-            kept = self.pl.from_arrow(batch.select(self.kept)) if self.kept else None
-            yield Block(first, n, columns, bad, kept)
-            first += n
+            yield arrow_block(self.pl, batch, first, self.wanted, self.kept)
+            first += batch.num_rows
+
+
+def arrow_block(pl, batch, first: int, wanted: dict[str, str], kept: list[str]) -> Block:
+    """An Arrow record batch (or table) as a Block: numbers as float64 views, a null a bad row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns, bad = {}, {}
+    for c, v in wanted.items():
+        arr = batch.column(c)
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        if arr.type != pa.float64():
+            arr = pc.cast(arr, pa.float64())
+        if arr.null_count:
+            for i in np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False)):
+                bad.setdefault(int(i), f"field '{c}' is empty")
+        columns[v] = arr.to_numpy(zero_copy_only=False)
+    keep = pl.from_arrow(batch.select(kept)) if kept else None
+    return Block(first, batch.num_rows, columns, bad, keep)

@@ -71,7 +71,7 @@ class DataJob:
 
     def __init__(self, expr: str, bindings: dict[str, str], data: str, output: str | None, *,
                  fmt: str | None = None, mapping: tuple[str, ...] = (), keep: bool = False,
-                 plain: bool = False) -> None:
+                 plain: bool = False, parts: bool = False) -> None:
         fmt_in, fmt_out = parse_format(fmt)
         self.data = data
         self.fmt_in = format_of(data, fmt_in, what="input")
@@ -81,13 +81,11 @@ class DataJob:
         if self.fmt_in == "parquet" and data == "-":
             raise DdxUsageError("Parquet is read from a file, not standard input")
         self.fmt_out = format_of(output, fmt_out, what="output") or (
-            self.fmt_in if self.fmt_in != "parquet" or output not in (None, "-") else None)
-        if self.fmt_out is None:
+            self.fmt_in if self.fmt_in != "parquet" or output not in (None, "-") or parts
+            else None)
+        if not parts and self.fmt_out == "parquet" and output in (None, "-"):
             raise DdxUsageError("Parquet is not written to standard output",
                                 hint="-o FILE.parquet, or --format parquet,csv for CSV text")
-        if self.fmt_out == "parquet" and output in (None, "-"):
-            raise DdxUsageError("Parquet is not written to standard output",
-                                hint="-o FILE.parquet")
         self.mapping = parse_map(mapping)
         self.keep = keep
         self.run = DataRun(expr, bindings, fmt=self.fmt_in)
@@ -106,6 +104,10 @@ class DataJob:
                                     "PyArrow: pip install 'ddx[data]'")
         if keep and self.fmt_in == "jsonl":
             raise DdxUsageError("--keep keeps the columns of CSV or Parquet input, not JSON Lines")
+
+    def bind(self, columns: list[str]) -> dict[str, str]:
+        """Column -> variable, for data with these columns."""
+        return bind_columns(self.run, columns, self.mapping)
 
     @property
     def binary(self) -> bool:
@@ -147,8 +149,9 @@ class DataJob:
         from . import columnar, csvio
 
         if self.fmt_in == "parquet":
-            header, _ = columnar.ParquetSource.header(self.data)
+            header, types = columnar.ParquetSource.header(self.data)
             wanted = bind_columns(self.run, header, self.mapping)
+            columnar.ParquetSource.check_types(types, wanted)
             kept = self.kept(header)
             return columnar.ParquetSource(self.data, wanted, kept), list(wanted.values()), kept
         raw = self.open_bytes()
@@ -249,19 +252,29 @@ class _Renamed:
 
 def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None, *,
               fmt: str | None, mapping: tuple[str, ...], keep: bool,
-              say: Callable[[str], None], start: float, now: Callable[[], float]) -> int:
+              say: Callable[[str], None], start: float, now: Callable[[], float],
+              dask: str | None = None) -> int:
     """The whole data mode of ``ddx batch``: run, report, and the exit code."""
     from ..out.outfile import Output
     from .data import progress
 
-    job = DataJob(expr, bindings, data, output, fmt=fmt, mapping=mapping, keep=keep)
-    with Output(output, option="-o", inputs=(data,), binary=job.binary) as out:
-        with progress(data) as advance:  # (the output is checked before any read)
-            run = job.execute(out, lambda msg: say(f"error: {msg}"), advance)
-        out.flush()
-    for message, count in list(run.warnings.items())[:5]:
+    if dask is not None:  # (a folder of parts: the format from --format, else the input's)
+        job = DataJob(expr, bindings, data, output, fmt=fmt, mapping=mapping, keep=keep,
+                      parts=True)
+        from .dask_job import run_dask
+
+        with progress(data) as advance:
+            rows, bad, warnings = run_dask(job, dask or None, output, say, advance)
+    else:
+        job = DataJob(expr, bindings, data, output, fmt=fmt, mapping=mapping, keep=keep)
+        with Output(output, option="-o", inputs=(data,), binary=job.binary) as out:
+            with progress(data) as advance:  # (the output is checked before any read)
+                run = job.execute(out, lambda msg: say(f"error: {msg}"), advance)
+            out.flush()
+        rows, bad, warnings = run.rows, run.bad_rows, run.warnings
+    for message, count in list(warnings.items())[:5]:
         say(f"warning: {message}" + (f" ({count} chunks)" if count > 1 else ""))
     took = now() - start
-    rate = f", {run.rows / took:,.0f} rows/s" if took > 0 and run.rows else ""
-    say(f"batch: {run.rows} rows, {run.bad_rows} bad, {took:.2f} s{rate}")
-    return 1 if run.bad_rows else 0
+    rate = f", {rows / took:,.0f} rows/s" if took > 0 and rows else ""
+    say(f"batch: {rows} rows, {bad} bad, {took:.2f} s{rate}")
+    return 1 if bad else 0
