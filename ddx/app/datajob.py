@@ -189,9 +189,13 @@ class DataJob:
         if self.data == "-":
             return sys.stdin.buffer
         try:
-            return open(self.data, "rb")
+            raw = open(self.data, "rb")
         except OSError as exc:
             raise DdxUsageError(f"cannot read {self.data}: {exc.strerror}") from None
+        from .progress import reading
+
+        reading(self.data, raw)  # (a progress bar shows the share of its bytes read)
+        return raw
 
 
 def ahead(items: Iterator, depth: int = 2) -> Iterator:
