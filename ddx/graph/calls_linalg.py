@@ -332,7 +332,8 @@ def call_solve(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         raise fail(node, f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                          f"({a.shape[-2]}x{a.shape[-1]} and {rows}x{cols})", DdxShapeError)
     if any(lu_info(m) for m in a.value.reshape(-1, *a.shape[-2:])):
-        raise fail(node, "linalg.solve: The solver failed because the input matrix is singular.")
+        raise fail(node, "torch.linalg.solve: The solver failed because the input matrix is "
+                         "singular.")
     return ev.op("solve", node, [a, b])
 
 
@@ -378,6 +379,8 @@ NAMED: dict = {"matmul": call_matmul, "outer": call_outer, "ger": call_outer, "d
                "T_attr": call_T, "mT_attr": call_mT, "mH_attr": call_mT, "H_attr": call_mT,
                "adjoint": call_mT}
 NAMED_SPACES: dict = {"matmul": ("torch", "Tensor", "linalg"), "T_attr": (), "mT_attr": (),
-                      "mH_attr": (), "H_attr": ()}
+                      "mH_attr": (), "H_attr": (), "outer": ("torch", "Tensor"),
+                      "ger": ("torch", "Tensor"), "diag": ("torch", "Tensor"),
+                      "adjoint": ("torch", "Tensor")}
 KINDS: dict = {}
 LISTS: set = set()

@@ -326,6 +326,9 @@ NAMED: dict = {"reshape": call_reshape, "flatten": call_flatten, "contiguous": c
                "detach": call_detach, "expand_as": call_expand_as, "cat": call_cat,
                "concat": call_cat, "concatenate": call_cat, "stack": call_stack,
                "split": call_split, "chunk": call_chunk}
-NAMED_SPACES: dict = {"contiguous": ("Tensor",), "expand_as": ("Tensor",), "cat": ("torch",),
+NAMED_SPACES: dict = {"reshape": ("torch", "Tensor"), "flatten": ("torch", "Tensor"),
+                      "detach": ("torch", "Tensor"), "split": ("torch", "Tensor"),
+                      "chunk": ("torch", "Tensor"),
+                      "contiguous": ("Tensor",), "expand_as": ("Tensor",), "cat": ("torch",),
                       "concat": ("torch",), "concatenate": ("torch",), "stack": ("torch",)}
 KINDS: dict = {}

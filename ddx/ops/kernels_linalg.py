@@ -91,23 +91,23 @@ def det(a):
     return np.linalg.det(a)
 
 
-def _adjugate(a: np.ndarray) -> np.ndarray:
-    """The adjugate by cofactors (a singular matrix has no inverse; det's slope is this)."""
+def _det_grad_at_zero(o: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """det(A) A^-T per matrix of a batch, 0 where det(A) is 0 (PyTorch's backward is g det(A)
+    times the inverse of a perturbed LU there, so 0)."""
     n = a.shape[-1]
-    out = np.zeros_like(a)
-    for i in range(n):
-        for j in range(n):
-            minor = np.delete(np.delete(a, i, axis=-2), j, axis=-1)
-            out[..., j, i] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
-    return out
+    dets, mats = np.reshape(o, -1), np.reshape(a, (-1, n, n))
+    out = np.zeros(mats.shape)
+    for k, (d, m) in enumerate(zip(dets, mats)):
+        if d != 0:
+            out[k] = d * np.linalg.inv(m).T
+    return out.reshape(a.shape)
 
 
 def det_vjp(g, o, a):
-    """d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T (the adjugate's transpose
-    where A is singular, as PyTorch's SVD-based formula gives there)."""
+    """d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T."""
     gg = np.expand_dims(np.expand_dims(g, -1), -1)
     if not _is_dual(a) and isinstance(a, np.ndarray) and np.any(np.asarray(o) == 0):
-        return gg * mT(_adjugate(a))
+        return gg * _det_grad_at_zero(np.asarray(o), a)
     oo = np.expand_dims(np.expand_dims(o, -1), -1)
     return gg * (oo * mT(inv(a)))
 
