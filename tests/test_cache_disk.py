@@ -1,0 +1,304 @@
+"""ddx/replay/diskcache.py: compiled templates of long texts kept on disk across processes.
+
+A hit must give the very template a fresh compile makes (and its Plan); anything wrong with
+a file (another key, another ddx, a flipped byte, a truncation, a consistent-looking edit,
+an unknown op) must make it ignored, never used; two processes writing at once leave one
+whole file; the directory stays bounded; the cache can be turned off or moved."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ddx
+from ddx.app.api import Trace
+from ddx.replay import diskcache
+from ddx.replay.cache import TEMPLATES
+from ddx.replay.lean import compile_source
+from ddx.replay.plan import Plan
+
+F64 = np.dtype(np.float64)
+
+
+def chain(n: int, seed: int = 0) -> str:
+    """A text of n ops, every one using the previous result (bench/run.py's deep chain)."""
+    return "(" * (n // 2) + "x" + "".join(f" * {1 + ((i + seed) % 7) * 1e-6!r} + {i % 5})"
+                                          for i in range(n // 2))
+
+
+LONG = [  # (text, bindings): each over MIN_CHARS characters
+    (chain(600), {"x": 0.5}),
+    ("y = w*x + b; z = exp(y) * 2 - y / 3; " + " + ".join(f"sin(z * {i})^2 / (1 + y^2)"
+                                                         for i in range(120)),
+     {"w": 0.3, "x": 0.7, "b": -0.2}),
+    (" + ".join(f"sum((w*x + {i})^2) * {i / 7!r} - 2/w" for i in range(150)),
+     {"w": np.linspace(0.5, 1.5, 5), "x": np.linspace(-1, 1, 5)}),
+    ("q = x^3.5 + x^-1.5 + 2^x; " + " * ".join(f"(1 + q / {i + 1000})" for i in range(300)),
+     {"x": 1.25}),
+]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "templates"
+    monkeypatch.setenv("DDX_TEMPLATE_CACHE", str(folder))
+    return folder
+
+
+def _inputs(bindings: dict):
+    arrays = [np.asarray(v, dtype=np.float64) for v in bindings.values()]
+    return list(bindings), [a.shape for a in arrays], arrays
+
+
+def _fields(t) -> dict:
+    return {
+        "n": t.n, "slots": t.slots, "scalar": t.scalar, "output": t.output,
+        "values0": [None if v is None else repr(v) for v in t.values0],
+        "columns": [list(c) for c in (t.op, t.fn, t.vjp, t.kw, t.a, t.b, t.grad_slots)],
+        "many": t.many, "forward_order": list(t.forward_order),
+        "backward_order": list(t.backward_order),
+        "shapes": [(shape, str(dtype)) for shape, dtype in t.shapes],
+        "g0": t.g0.tolist(), "one": None if t.one is None else t.one.tolist(),
+        "grads_at": t.grads_at, "head": t.head, "statics": t.static_rows(),
+        "json_format": t.json_format(),
+    }
+
+
+PLAN_COLUMNS = ("fform", "ffn", "fa", "fb", "bi", "bform", "bvjp", "ba", "bb", "bj",
+                "bfirst", "bslot")
+
+
+def _plan_fields(p) -> dict:
+    return {name: [getattr(f, "func", f) for f in getattr(p, name)] if name in ("ffn", "bvjp")
+            else list(getattr(p, name)) for name in PLAN_COLUMNS} | {
+        "kw": [getattr(f, "keywords", None) for f in p.ffn + list(p.bvjp)]}
+
+
+def _run(t, arrays):
+    values = t.forward(arrays)
+    adj = t.backward(values, t.g0)
+    return [np.asarray(values[t.output]).tobytes()] + \
+        [None if adj[j] is None else np.asarray(adj[j]).tobytes() for _, j in t.grads_at]
+
+
+def _file(cache: Path) -> Path:
+    files = list(cache.glob("*.ddxt"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+@pytest.mark.parametrize("text, bindings", LONG)
+def test_a_hit_is_the_template_a_fresh_compile_makes(cache, text, bindings):
+    names, shapes, arrays = _inputs(bindings)
+    assert len(text) >= diskcache.MIN_CHARS
+    fresh = compile_source(text, names, shapes, F64)  # a miss: compiled, then written
+    assert fresh is not None and _file(cache).stat().st_size > 0
+    kept = diskcache.load(text, names, shapes)
+    assert kept is not None and kept is not fresh
+    assert _fields(kept) == _fields(fresh)
+    assert kept.plan.__class__ is Plan
+    assert _plan_fields(kept.plan) == _plan_fields(Plan(fresh))
+    assert _run(kept, arrays) == _run(fresh, arrays)
+    again = compile_source(text, names, shapes, F64)  # compile_source itself reads it now
+    assert again is not fresh and _fields(again) == _fields(fresh)
+
+
+@pytest.mark.parametrize("text, bindings", LONG[:2])
+def test_a_trace_from_the_disk_in_a_new_process_is_the_ordinary_path(cache, text, bindings):
+    ordinary = Trace(text, bindings, lean=False)
+    ordinary.backward(None if ordinary.output.value.size == 1 else "ones")
+    code = ("import sys, json, ddx; text, b = json.load(sys.stdin); g = ddx.trace(text, b); "
+            "g.backward(); print(repr(float(g.value)), "
+            "*[repr(float(v)) for v in g.grads.values()])")
+    import json
+
+    env = {**os.environ, "DDX_TEMPLATE_CACHE": str(cache)}
+    outs = [subprocess.run([sys.executable, "-c", code], input=json.dumps([text, bindings]),
+                           capture_output=True, text=True, env=env, check=True).stdout
+            for _ in range(2)]  # the first compiles and writes, the second reads
+    assert _file(cache)
+    want = " ".join([repr(float(ordinary.value))] +
+                    [repr(float(g)) for g in ordinary.grads.values()])
+    assert outs == [want + "\n"] * 2
+
+
+def test_another_key_or_another_ddx_is_a_miss(cache, monkeypatch):
+    text, bindings = LONG[0]
+    names, shapes, _ = _inputs(bindings)
+    compile_source(text, names, shapes, F64)
+    assert diskcache.load(text, names, shapes) is not None
+    assert diskcache.load(text + " + 0", names, shapes) is None  # another text
+    assert diskcache.load(text, ["y"], shapes) is None  # other names (then x is unbound)
+    assert diskcache.load(text, names, [(3,)]) is None  # other shapes
+    monkeypatch.setattr(diskcache, "_STAMP", ["another version of ddx"])
+    assert diskcache.load(text, names, shapes) is None
+
+
+def test_the_key_holds_the_version_and_the_source_files(monkeypatch):
+    diskcache._STAMP.clear()
+    first = diskcache.code_stamp()
+    diskcache._STAMP.clear()
+    import ddx as package
+
+    monkeypatch.setattr(package, "__version__", package.__version__ + ".post1")
+    assert diskcache.code_stamp() != first
+    diskcache._STAMP.clear()
+    monkeypatch.undo()
+    assert diskcache.code_stamp() == first
+
+
+def _damage(path: Path, how: str) -> None:
+    data = bytearray(path.read_bytes())
+    if how == "flip":  # one bit in the columns
+        data[-9] ^= 0x10
+    elif how == "truncate":
+        data = data[: len(data) // 2]
+    elif how == "empty":
+        data = bytearray()
+    elif how == "magic":
+        data[:5] = b"xxxxx"
+    elif how == "garbage":
+        data = bytearray(os.urandom(len(data)))
+    path.write_bytes(bytes(data))
+
+
+def _resigned(path: Path, edit) -> None:
+    """Rewrite the file's body with ``edit(header, columns)`` and a matching SHA-256: a
+    change that the checksum cannot catch, which the reader must still refuse."""
+    import json
+
+    data = path.read_bytes()
+    start = len(diskcache.MAGIC) + 32
+    body = data[start:]
+    size = int.from_bytes(body[:8], "little")
+    header = json.loads(body[8:8 + size])
+    at = 8 + size
+    cols = {}
+    for name, dtype, count in header["columns"]:
+        cols[name] = np.frombuffer(body, dtype=dtype, count=count, offset=at).copy()
+        at += cols[name].nbytes
+    edit(header, cols)
+    head = json.dumps(header).encode()
+    new = len(head).to_bytes(8, "little") + head + b"".join(
+        cols[name].astype(dtype).tobytes() for name, dtype, _ in header["columns"])
+    path.write_bytes(diskcache.MAGIC + hashlib.sha256(new).digest() + new)
+
+
+def _bj(header, cols):
+    cols["bj"][0] = (cols["bj"][0] + 1) % 3  # a gradient sent along an edge that is not there
+
+
+def _op(header, cols):
+    header["ops"][0] = "no_such_op"
+
+
+def _oob(header, cols):
+    cols["a"][-1] = 10 ** 6  # an input past the end
+
+
+def _key(header, cols):
+    header["key"] = header["key"].replace("x", "y")
+
+
+@pytest.mark.parametrize("how", ["flip", "truncate", "empty", "magic", "garbage", _bj, _op,
+                                 _oob, _key])
+def test_a_damaged_or_altered_file_is_ignored_and_rewritten(cache, how):
+    text, bindings = LONG[3]
+    names, shapes, arrays = _inputs(bindings)
+    fresh = compile_source(text, names, shapes, F64)
+    want = _run(fresh, arrays)
+    path = _file(cache)
+    if callable(how):
+        _resigned(path, how)
+    else:
+        _damage(path, how)
+    assert diskcache.load(text, names, shapes) is None
+    again = compile_source(text, names, shapes, F64)  # compiled again, and the file rewritten
+    assert _run(again, arrays) == want
+    assert diskcache.load(text, names, shapes) is not None
+
+
+def test_an_unreadable_file_or_folder_is_only_a_miss(cache):
+    text, bindings = LONG[0]
+    names, shapes, _ = _inputs(bindings)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("a file where the folder should be")
+    t = compile_source(text, names, shapes, F64)  # nothing can be written: still compiled
+    assert t is not None and diskcache.load(text, names, shapes) is None
+
+
+WRITER = """
+import sys, numpy as np
+from ddx.replay.lean import compile_source
+sys.stdin.read()  # (all start together)
+t = compile_source({text!r}, ["x"], [()], np.dtype(np.float64))
+print(t is not None)
+"""
+
+
+def test_processes_writing_the_same_template_at_once_leave_one_whole_file(cache):
+    text = chain(4000, seed=3)
+    env = {**os.environ, "DDX_TEMPLATE_CACHE": str(cache)}
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER.format(text=text)], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    outs = [p.communicate("go")[0] for p in procs]
+    assert outs == ["True\n"] * 4
+    assert [p.name for p in cache.iterdir() if p.suffix != ".ddxt"] == []  # no leftovers
+    _file(cache)
+    kept = diskcache.load(text, ["x"], [()])
+    fresh = compile_source(text, ["x"], [()], F64)
+    assert kept is not None and _fields(kept) == _fields(fresh)
+
+
+def test_the_folder_is_bounded_least_recently_used_first(cache):
+    cache.mkdir(parents=True)
+    for i in range(10):
+        p = cache / f"{i:02d}.ddxt"
+        p.write_bytes(b"x" * 1000)
+        os.utime(p, (1_000_000 + i, 1_000_000 + i))
+    (cache / "old.ddxt.1.ab.tmp").write_bytes(b"x")
+    os.utime(cache / "old.ddxt.1.ab.tmp", (1_000_000, 1_000_000))
+    (cache / "other.txt").write_bytes(b"x" * 5000)  # not the cache's: left alone
+    diskcache.prune(str(cache), limit=9000)  # over it: down to three quarters (6750 bytes)
+    left = sorted(p.name for p in cache.iterdir())
+    assert left == ["04.ddxt", "05.ddxt", "06.ddxt", "07.ddxt", "08.ddxt", "09.ddxt",
+                    "other.txt"]
+    diskcache.prune(str(cache), limit=9000)  # under it: nothing removed
+    assert len(list(cache.iterdir())) == 7
+
+
+def test_short_texts_never_touch_the_disk(cache):
+    TEMPLATES.clear()
+    for _ in range(3):
+        g = ddx.trace("(w*x+b)^2", w=3, x=2, b=1)
+        g.backward()
+    assert not cache.exists()
+
+
+@pytest.mark.parametrize("setting", ["0", "off", "false"])
+def test_the_cache_can_be_turned_off(cache, monkeypatch, setting):
+    monkeypatch.setenv("DDX_TEMPLATE_CACHE", setting)
+    text, bindings = LONG[0]
+    names, shapes, _ = _inputs(bindings)
+    assert diskcache.directory() is None
+    assert compile_source(text, names, shapes, F64) is not None
+    assert diskcache.load(text, names, shapes) is None
+    assert not cache.exists() and not Path(setting).exists()
+
+
+def test_the_folder_honours_xdg_cache_home(monkeypatch, tmp_path):
+    monkeypatch.delenv("DDX_TEMPLATE_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert diskcache.directory() == str(tmp_path / "xdg" / "ddx" / "templates")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert diskcache.directory() == str(tmp_path / "home" / ".cache" / "ddx" / "templates")
+    monkeypatch.setenv("DDX_TEMPLATE_CACHE", "1")
+    assert diskcache.directory() == str(tmp_path / "home" / ".cache" / "ddx" / "templates")
