@@ -43,7 +43,8 @@ VALUES = [
     "torch.ones_like(torch.tensor([1, 2]))", "torch.zeros_like(torch.tensor([[1., 2.]]))",
     "torch.ones_like(torch.tensor([1, 2]), dtype=torch.float64)",
     "torch.full_like(torch.tensor([1, 2]), 2.7)", "torch.full_like(torch.tensor([1., 2.]), 2)",
-    "torch.zeros_like(torch.ones(2), requires_grad=True)",
+    "torch.zeros_like(torch.ones(2), requires_grad=True)", "torch.ones(2, requires_grad=None)",
+    "torch.ones(2, dtype=None)",
     # the generator: manual_seed, then PyTorch's numbers
     "torch.manual_seed(0); torch.rand(3)", "torch.manual_seed(3); torch.randn(2, 3)",
     "torch.manual_seed(3); torch.randn(20, dtype=torch.float32)",
@@ -82,7 +83,8 @@ def torch_eval(torch, text: str):
 def ddx_eval(text: str, *, bare: bool = False):
     """The same text as a one-liner (torch.X, or the bare name X): its output tensor."""
     if bare:
-        text = text.replace("torch.", "").replace("dtype=", "dtype=torch.")
+        text = text.replace("torch.", "").replace("dtype=", "dtype=torch.").replace(
+            "torch.None", "None")
     trace = ddx.trace(text)
     return trace.output
 
@@ -136,6 +138,7 @@ ERRORS = [
     "torch.ones(2, 3.5)", "torch.ones(2, foo=1)", "torch.zeros(size=2)", "torch.ones()",
     "torch.ones('a')", "torch.full(2, 3)", "torch.full((2,))", "torch.full([2, 2], 7, requires_grad=True)",
     "torch.ones(2, dtype=torch.int64, requires_grad=True)", "torch.ones(2, dtype=3)",
+    "torch.ones(2, requires_grad=1)",
     "torch.eye(-1)", "torch.eye(2, -1)", "torch.eye(2.0)", "torch.arange(5, 1)",
     "torch.arange(1, 5, -1)", "torch.arange(0, 1, 0)", "torch.arange(0, inf)",
     "torch.arange(3, requires_grad=True)", "torch.arange(0, 5, dtype=torch.bool)",

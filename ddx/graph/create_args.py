@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..lang.tree import Ast
 from ..limits import MAX_DIMS, check_elements
-from .args import Evaluating, bind, truth_arg
+from .args import Evaluating, bind
 from .tensor import Tensor
 from .values import DType, py_type
 
@@ -147,7 +147,11 @@ def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
         raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
                               f"got device={device!r}", start=node.pos, end=node.end)
     grad = kw.get("requires_grad", (False,))[0]
-    return dtype, truth_arg(node, "requires_grad", grad)
+    grad = False if grad is None else grad
+    if not isinstance(grad, bool):
+        raise DdxTypeError(f"{node.value}(): argument 'requires_grad' must be bool, not "
+                           f"{kind_of(grad)}", start=node.pos, end=node.end)
+    return dtype, grad
 
 
 def fresh(ev: Evaluating, node: Ast, value: np.ndarray, requires_grad: bool) -> Tensor:

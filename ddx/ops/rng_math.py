@@ -131,9 +131,26 @@ def box_muller_avx(u: np.ndarray, mean: np.float32, std: np.float32) -> np.ndarr
     return np.concatenate([fma32(radius * cos, std, mean), fma32(radius * sin, std, mean)], 1)
 
 
+_TRIG: list = []
+
+
+def _trig():
+    """cos and sin as libm computes them: numpy's own where they agree with libm on a probe
+    (numpy's float64 sin and cos call libm; a SIMD version would differ in the last bit on
+    many of the probe's 4096 angles), else libm number by number. (numpy's log differs.)"""
+    if not _TRIG:
+        probe = np.linspace(0.0, 2 * math.pi, 4096)
+        fast = np.array_equal(np.cos(probe), libm(math.cos, probe)) and \
+            np.array_equal(np.sin(probe), libm(math.sin, probe))
+        _TRIG.append((np.cos, np.sin) if fast else
+                     (lambda x: libm(math.cos, x), lambda x: libm(math.sin, x)))
+    return _TRIG[0]
+
+
 def box_muller(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     """normal_fill_16 in float64 over rows of 16 uniforms (std::log, std::cos, std::sin)."""
+    cos, sin = _trig()
     radius = np.sqrt(-2.0 * libm(math.log, 1.0 - u[:, :8]))
     theta = (2.0 * math.pi) * u[:, 8:]
-    return np.concatenate([fma64(radius * libm(math.cos, theta), std, mean),
-                           fma64(radius * libm(math.sin, theta), std, mean)], 1)
+    return np.concatenate([fma64(radius * cos(theta), std, mean),
+                           fma64(radius * sin(theta), std, mean)], 1)
