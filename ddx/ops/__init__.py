@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401 - registering the rows
     rows,
+    rows_arith,
     rows_compare,
     rows_linalg,
     rows_loss,
