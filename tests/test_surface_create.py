@@ -44,7 +44,7 @@ VALUES = [
     "torch.ones_like(torch.tensor([1, 2]), dtype=torch.float64)",
     "torch.full_like(torch.tensor([1, 2]), 2.7)", "torch.full_like(torch.tensor([1., 2.]), 2)",
     "torch.zeros_like(torch.ones(2), requires_grad=True)", "torch.ones(2, requires_grad=None)",
-    "torch.ones(2, dtype=None)",
+    "torch.ones(2, dtype=None)", "torch.ones((2, True))",
     # the generator: manual_seed, then PyTorch's numbers
     "torch.manual_seed(0); torch.rand(3)", "torch.manual_seed(3); torch.randn(2, 3)",
     "torch.manual_seed(3); torch.randn(20, dtype=torch.float32)",
@@ -138,7 +138,8 @@ ERRORS = [
     "torch.ones(2, 3.5)", "torch.ones(2, foo=1)", "torch.zeros(size=2)", "torch.ones()",
     "torch.ones('a')", "torch.full(2, 3)", "torch.full((2,))", "torch.full([2, 2], 7, requires_grad=True)",
     "torch.ones(2, dtype=torch.int64, requires_grad=True)", "torch.ones(2, dtype=3)",
-    "torch.ones(2, requires_grad=1)",
+    "torch.ones(2, requires_grad=1)", "torch.ones([2.5])", "torch.ones(size=[2.5])",
+    "torch.full([2.5], 1)", "torch.full(size=(2.5,), fill_value=1)",
     "torch.eye(-1)", "torch.eye(2, -1)", "torch.eye(2.0)", "torch.arange(5, 1)",
     "torch.arange(1, 5, -1)", "torch.arange(0, 1, 0)", "torch.arange(0, inf)",
     "torch.arange(3, requires_grad=True)", "torch.arange(0, 5, dtype=torch.bool)",

@@ -23,7 +23,7 @@ TORCH_TYPE = {"float64": "Double", "float32": "Float", "int64": "Long", "int32":
 def kind_of(value: Any) -> str:
     """PyTorch's name for an argument's type in its messages: int, float, bool, Tensor..."""
     if isinstance(value, Tensor) and not value.weak:
-        return "Tensor"
+        return "list" if value.const and value.op == "const" else "Tensor"  # ([2.5]: a list)
     if isinstance(value, list):
         return "list"
     return py_type(value)
@@ -58,14 +58,17 @@ def number_arg(node: Ast, key: str, value: Any, position: int | None = None) -> 
                        f"{kind_of(value)}", start=node.pos, end=node.end)
 
 
-def _size_items(node: Ast, items: list, what: str) -> tuple[int, ...]:
+def _size_items(node: Ast, value: Any, items: list, position: int | None) -> tuple[int, ...]:
     shape = []
     for k, item in enumerate(items):
-        n = plain_int(item)
+        n = int(item) if isinstance(item, bool) else plain_int(item)  # (True counts as 1)
         if n is None:
-            raise DdxTypeError(f"{node.value}(): argument 'size' {what}must be tuple of ints, "
-                               f"but found element of type {kind_of(item)} at pos {k}",
-                               start=node.pos, end=node.end)
+            if position is None:  # (PyTorch's words for a bad size= keyword)
+                raise DdxTypeError(f"{node.value}(): argument 'size' must be tuple of ints, "
+                                   f"not {kind_of(value)}", start=node.pos, end=node.end)
+            raise DdxTypeError(f"{node.value}(): argument 'size' (position {position}) must be "
+                               f"tuple of ints, but found element of type {kind_of(item)} at "
+                               f"pos {k}", start=node.pos, end=node.end)
         shape.append(n)
     return tuple(shape)
 
@@ -87,7 +90,7 @@ def size_arg(node: Ast, value: Any, position: int | None) -> tuple[int, ...]:
         where = f" (position {position})" if position else ""
         raise DdxTypeError(f"{node.value}(): argument 'size'{where} must be tuple of ints, not "
                            f"{kind_of(value)}", start=node.pos, end=node.end)
-    return checked(node, _size_items(node, items, ""))
+    return checked(node, _size_items(node, value, items, position))
 
 
 def sizes(node: Ast, args: list, kw: dict) -> tuple[int, ...]:
@@ -103,7 +106,7 @@ def sizes(node: Ast, args: list, kw: dict) -> tuple[int, ...]:
     if len(args) == 1:
         items = sequence(args[0])
         if items is not None:
-            return checked(node, _size_items(node, items, ""))
+            return checked(node, _size_items(node, args[0], items, 1))
         if plain_int(args[0]) is None:
             raise DdxTypeError(f"{node.value}(): argument 'size' (position 1) must be tuple of "
                                f"ints, not {kind_of(args[0])}", start=node.pos, end=node.end)
