@@ -13,6 +13,9 @@ from .args import Evaluating, bind, number
 from .calls_shape import dim_of, dims_of, fail, int_list, int_of, tensor_arg
 from .tensor import Tensor
 
+TORCH_DTYPE = {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
+               "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char"}
+
 
 def call_flip(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     a = tensor_arg(ev, node, args[0])
@@ -99,10 +102,11 @@ def call_masked_fill(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     a = tensor_arg(ev, node, given["input"])
     mask = given["mask"]
     if not isinstance(mask, Tensor) or mask.value.dtype != np.bool_:
-        what = mask.value.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        what = TORCH_DTYPE.get(str(mask.value.dtype), str(mask.value.dtype)) \
+            if isinstance(mask, Tensor) else type(mask).__name__
         raise fail(node, f"masked_fill_ only supports boolean masks, but got mask with dtype "
                          f"{what}")
-    ev.check_broadcast(node, a, mask)
+    ev.check_broadcast(node, mask, a)
     value = given["value"]
     if isinstance(value, Tensor) and not value.weak:
         if value.value.ndim:

@@ -81,10 +81,10 @@ def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...] | str:
     if numel == known or (infer is not None and known > 0 and numel % known == 0):
         if infer is None:
             return tuple(shape)
+        if known == 0:
+            return (f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous")
         return tuple(numel // known if i == infer else n for i, n in enumerate(shape))
-    if infer is not None and known == 0:
-        return (f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
-                "unspecified dimension size -1 can be any value and is ambiguous")
     return f"shape '{list(shape)}' is invalid for input of size {numel}"
 
 
