@@ -155,3 +155,37 @@ def test_large_replays_tune_the_allocator_once_and_scalars_never(setting, tuned)
     libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
     expected = tuned if libc.startswith("glibc") else "[False]"
     assert proc.stdout.split() == ["[]", expected, repr(float(n)), "4.0"]
+
+
+@pytest.mark.parametrize("bindings", [
+    {"w": 3, "x": 2.0, "b": np.float64(1.0)},                        # ints, floats, numpy scalars
+    {"w": 0.5, "x": np.linspace(-1, 1, 4), "b": 2},                  # numbers beside an array
+    {"w": np.arange(4.0).reshape(2, 2), "x": np.ones(2), "b": -1.5},
+])
+def test_plain_bindings_replay_as_the_ordinary_path(bindings):
+    """ddx.trace's short road for plain numbers and float64 arrays (replay/cache.replay_plain)
+    gives what the ordinary construction gives, values, gradients and JSON."""
+    text = "sum((w*x+b)^2)"
+    g = _replayed(text, bindings)
+    assert g._fast is not None
+    ordinary = Trace(text, bindings, lean=False)
+    ordinary.backward()
+    assert g.value.tobytes() == ordinary.value.tobytes()
+    for name in bindings:
+        assert g.grads[name].tobytes() == ordinary.grads[name].tobytes()
+        assert g.grads[name].shape == np.shape(bindings[name])
+    assert g.to_json() == ordinary.to_json()
+
+
+def test_bindings_the_short_road_does_not_take_go_the_ordinary_way():
+    _replayed("w*x", {"w": 2.0, "x": 3.0})
+    big = ddx.trace("w*x", w=2.0, x=np.array([3.0], dtype=">f8").reshape(()))  # big-endian
+    assert float(big.value) == 6.0
+    def error(**options):
+        try:
+            Trace("w*x", {"w": 2.0, "x": 10 ** 400}, **options)  # too large for a float
+        except Exception as exc:  # noqa: BLE001 - whatever the ordinary road raises
+            return type(exc), str(exc)
+    assert error() == error(lean=False) is not None
+    text = ddx.trace("w*x", w="2", x="pi")  # constant expressions as text
+    assert float(text.value) == 2 * np.pi

@@ -16,7 +16,7 @@ from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
 from ..graph.values import DTYPES
 from ..lang.syntax import parse
-from ..replay.cache import TEMPLATES
+from ..replay.cache import TEMPLATES, replay_plain
 from .bindings import binding_array, constant, freeze, name_list
 from .modes import TraceModes
 from .tracejson import trace_json
@@ -47,6 +47,16 @@ class Trace(TraceModes):
                  wrt: str | Iterable[str] | None = None,
                  no_grad: str | Iterable[str] | None = None,
                  dtype: str = "float64", retain_grad: bool = False, lean: bool = True) -> None:
+        if lean and dtype == "float64" and not retain_grad and wrt is None and no_grad is None \
+                and bindings and type(source) is str:
+            found = replay_plain(source, bindings)  # plain numbers, a kept template: replayed
+            if found is not None:
+                self._key, template, values = found
+                self.source, self.dtype, self.backward_done = source, template.shapes[0][1], False
+                self._fast = _Replay(template, values)
+                self._init_args = (dict(bindings), None, None, False)
+                self.warnings = []
+                return
         if dtype not in TRACE_DTYPES:
             raise DdxUsageError(f"--dtype must be float64 or float32, not {dtype!r}")
         self.source = source
