@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import DdxNameError, DdxRuntimeError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import OPS
+from . import calls_loss
 from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
 from .tensor import Tensor
 from .values import type_name
@@ -265,3 +266,8 @@ KINDS: dict = {}
 # torch.linalg.vector_norm(x, ord=2, dim=None, keepdim=False): the norm row
 NAMED: dict = {"vector_norm": _norm_with(("input", "ord", "dim", "keepdim"))}
 NAMED_SPACES: dict = {"vector_norm": ("linalg",)}
+
+# softmax and the losses: their callers are in calls_loss.py
+CALLERS.update(calls_loss.CALLERS)
+NAMED.update(calls_loss.NAMED)
+NAMED_SPACES.update(calls_loss.NAMED_SPACES)

@@ -9,12 +9,21 @@ from functools import partial
 
 import numpy as np
 
+from .emit_reduce import (
+    at_reduced_tie,
+    emit_cumulative,
+    emit_extreme,
+    emit_index,
+    emit_logsumexp,
+    emit_norm,
+    emit_reduction,
+    emit_var,
+)
 from .kernels_reduce import (
     amax,
     amin,
     argmax,
     argmin,
-    at_reduced_tie,
     average,
     average_vjp,
     cumprod,
@@ -25,13 +34,6 @@ from .kernels_reduce import (
     deviation,
     deviation_jvp,
     deviation_vjp,
-    emit_cumulative,
-    emit_extreme,
-    emit_index,
-    emit_logsumexp,
-    emit_norm,
-    emit_reduction,
-    emit_var,
     every,
     ext_share_jvp,
     ext_share_vjp,

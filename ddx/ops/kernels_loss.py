@@ -1,0 +1,357 @@
+"""Kernels of the softmax and loss rows: softmax/log_softmax along a dim, the pointwise losses
+(mse, smooth_l1, huber, binary cross-entropy with and without logits) with PyTorch's
+``reduction``, nll_loss over class indices, xlogy, and the norm clamped without a gradient
+of cosine_similarity. Rules use numpy functions that dual numbers (engine/hessian.py) run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+LOG_FLOOR = -100.0  # PyTorch's binary_cross_entropy clamps its logs here
+EPSILON = 1e-12  # and its gradient's denominator here
+
+
+def _axis(a, dim):
+    return dim if np.ndim(a) else None
+
+
+# --- softmax, log_softmax ---------------------------------------------------------------------
+def softmax(a, dim=0):
+    ax = _axis(a, dim)
+    m = np.max(a, axis=ax, keepdims=True)
+    e = np.exp(a - np.where(np.isfinite(m), m, 0.0))
+    return e / np.sum(e, axis=ax, keepdims=True)
+
+
+def softmax_vjp(g, out, a, dim=0):
+    return out * (g - np.sum(g * out, axis=_axis(a, dim), keepdims=True))
+
+
+def softmax_jvp(ts, out, a, dim=0):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    return softmax_vjp(t, out, a, dim)
+
+
+def log_softmax(a, dim=0):
+    ax = _axis(a, dim)
+    m = np.max(a, axis=ax, keepdims=True)
+    s = a - np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return s - np.log(np.sum(np.exp(s), axis=ax, keepdims=True))
+
+
+def log_softmax_vjp(g, out, a, dim=0):
+    return g - np.exp(out) * np.sum(g, axis=_axis(a, dim), keepdims=True)
+
+
+def log_softmax_jvp(ts, out, a, dim=0):
+    t = np.broadcast_to(ts[0], np.shape(a))
+    return t - np.sum(np.exp(out) * t, axis=_axis(a, dim), keepdims=True)
+
+
+# --- pointwise losses: the loss per element, its two partials, and the reduction -----------------
+def reduce_loss(r, reduction: str):
+    if reduction == "mean":
+        return np.mean(r)
+    if reduction == "sum":
+        return np.sum(r)
+    return r
+
+
+def _back(g, shape, reduction: str):
+    """The upstream gradient over the elements: the mean's share, the sum's, or as it is."""
+    if reduction == "mean":
+        return np.broadcast_to(g / int(np.prod(shape)), shape)
+    if reduction == "sum":
+        return np.broadcast_to(g, shape)
+    return g
+
+
+def pointwise(loss, d_input, d_target):
+    """(forward, VJP for input, VJP for target, JVP) of a loss made element by element."""
+    def fn(a, b, *rest, reduction="mean", **kw):
+        return reduce_loss(loss(a, b, *rest, **kw), reduction)
+
+    def vjp_a(g, out, a, b, *rest, reduction="mean", **kw):
+        d = d_input(a, b, *rest, **kw)
+        return _back(g, np.shape(d), reduction) * d
+
+    def vjp_b(g, out, a, b, *rest, reduction="mean", **kw):
+        d = d_target(a, b, *rest, **kw)
+        return _back(g, np.shape(d), reduction) * d
+
+    def jvp(ts, out, a, b, *rest, reduction="mean", **kw):
+        parts = []
+        if ts[0] is not None:
+            parts.append(d_input(a, b, *rest, **kw) * ts[0])
+        if len(ts) > 1 and ts[1] is not None:
+            parts.append(d_target(a, b, *rest, **kw) * ts[1])
+        total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        return reduce_loss(np.broadcast_to(total, shape), reduction)
+
+    return fn, vjp_a, vjp_b, jvp
+
+
+def _sq(a, b):
+    d = a - b
+    return d * d
+
+
+MSE = pointwise(_sq, lambda a, b: 2 * (a - b), lambda a, b: -2 * (a - b))
+
+
+def _smooth(a, b, beta=1.0):
+    d = a - b
+    m = np.abs(d)
+    return np.where(m < beta, 0.5 * d * d / beta, m - 0.5 * beta)
+
+
+def _smooth_d(a, b, beta=1.0):
+    d = a - b
+    return np.where(d < -beta, -1.0, np.where(d > beta, 1.0, d / beta))
+
+
+SMOOTH_L1 = pointwise(_smooth, _smooth_d, lambda a, b, beta=1.0: -_smooth_d(a, b, beta))
+
+
+def _huber(a, b, delta=1.0):
+    d = a - b
+    m = np.abs(d)
+    return np.where(m < delta, 0.5 * d * d, delta * (m - 0.5 * delta))
+
+
+def _huber_d(a, b, delta=1.0):
+    d = a - b
+    return np.where(d < -delta, -delta, np.where(d > delta, delta, d))
+
+
+HUBER = pointwise(_huber, _huber_d, lambda a, b, delta=1.0: -_huber_d(a, b, delta))
+
+
+# binary cross-entropy on probabilities (weight: an optional third input)
+def _w(rest):
+    return rest[0] if rest else 1.0
+
+
+def _bce(x, t, *rest):
+    with np.errstate(divide="ignore"):
+        lx = np.maximum(np.log(x), LOG_FLOOR)
+        l1x = np.maximum(np.log(1 - x), LOG_FLOOR)
+    return -_w(rest) * (t * lx + (1 - t) * l1x)
+
+
+def _bce_dx(x, t, *rest):
+    return _w(rest) * (x - t) / np.maximum((1 - x) * x, EPSILON)
+
+
+def _bce_dt(x, t, *rest):
+    with np.errstate(divide="ignore"):
+        return _w(rest) * (np.maximum(np.log(1 - x), LOG_FLOOR) - np.maximum(np.log(x), LOG_FLOOR))
+
+
+BCE = pointwise(_bce, _bce_dx, _bce_dt)
+
+
+def bce_weight_vjp(g, out, x, t, w, reduction="mean"):
+    """A weight's rule (PyTorch never lets a weight require grad): the loss is linear in it."""
+    per = _bce(x, t, np.ones(np.shape(w)))
+    return _back(g, np.shape(per), reduction) * per
+
+
+# binary cross-entropy on logits; extra inputs: weight and/or pos_weight, as the row says
+def _softplus_neg(x):
+    """log(1 + exp(-x)), stably: max(-x, 0) + log1p(exp(-|x|))."""
+    return np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+def _sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def bce_logits(weighted: bool, positive: bool):
+    def split(rest):
+        w = rest[0] if weighted else 1.0
+        pw = rest[-1] if positive else None
+        return w, pw
+
+    def loss(x, t, *rest):
+        w, pw = split(rest)
+        scale = 1.0 if pw is None else 1 + (pw - 1) * t
+        return w * ((1 - t) * x + scale * _softplus_neg(x))
+
+    def dx(x, t, *rest):
+        w, pw = split(rest)
+        if pw is None:
+            return w * (_sig(x) - t)
+        return w * ((1 + (pw - 1) * t) * _sig(x) - pw * t)
+
+    def dt(x, t, *rest):
+        w, pw = split(rest)
+        if pw is None:
+            return -w * x
+        return w * ((pw - 1) * _softplus_neg(x) - x)
+
+    def dpw(x, t, *rest):  # d loss / d pos_weight
+        w, _ = split(rest)
+        return w * t * _softplus_neg(x)
+
+    fns = pointwise(loss, dx, dt)
+    extra = []
+    if weighted:
+        extra.append(lambda g, out, a, b, *rest, reduction="mean": _back(
+            g, np.broadcast_shapes(np.shape(a), np.shape(rest[0])), reduction)
+            * loss(a, b, np.ones(np.shape(rest[0])), *rest[1:]))
+    if positive:
+        extra.append(lambda g, out, a, b, *rest, reduction="mean": _back(
+            g, np.broadcast_shapes(np.shape(a), np.shape(rest[-1])), reduction) * dpw(a, b, *rest))
+    return (*fns, tuple(extra))
+
+
+# --- nll_loss: class indices (the class dim is 1, or 0 for one sample) --------------------------
+def _picked(t, ignore_index, class_dim):
+    t = np.rint(np.asarray(t)).astype(np.int64)
+    keep = t != ignore_index
+    idx = np.expand_dims(np.where(keep, t, 0), class_dim)
+    return idx, keep
+
+
+def _weights(w, idx, keep, class_dim, dtype):
+    wi = np.ones(keep.shape, dtype=dtype) if w is None else np.take(w, np.squeeze(idx, class_dim))
+    return np.where(keep, wi, 0.0)
+
+
+def nll(x, t, *rest, ignore_index=-100, reduction="mean"):
+    cd = 1 if np.ndim(x) > 1 else 0
+    idx, keep = _picked(t, ignore_index, cd)
+    wi = _weights(rest[0] if rest else None, idx, keep, cd, x.dtype)
+    per = -wi * np.squeeze(np.take_along_axis(x, idx, axis=cd), cd)
+    if reduction == "none":
+        return per
+    total = np.sum(per)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / np.sum(wi)
+
+
+def nll_vjp(g, out, x, t, *rest, ignore_index=-100, reduction="mean"):
+    cd = 1 if np.ndim(x) > 1 else 0
+    idx, keep = _picked(t, ignore_index, cd)
+    wi = _weights(rest[0] if rest else None, idx, keep, cd, x.dtype)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g = g / np.sum(wi)
+    share = np.broadcast_to(g, keep.shape) * -wi
+    grad = np.zeros_like(x, shape=np.shape(x))
+    np.put_along_axis(grad, idx, np.expand_dims(share, cd), axis=cd)
+    return grad
+
+
+def nll_weight_vjp(g, out, x, t, w, ignore_index=-100, reduction="mean"):
+    """A class weight's rule (PyTorch never lets it require grad)."""
+    cd = 1 if np.ndim(x) > 1 else 0
+    idx, keep = _picked(t, ignore_index, cd)
+    wi = _weights(w, idx, keep, cd, x.dtype)
+    picked = np.squeeze(np.take_along_axis(x, idx, axis=cd), cd)
+    gg = np.broadcast_to(g, keep.shape)
+    if reduction == "mean":
+        total = np.sum(wi)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            contrib = gg * (-picked - nll(x, t, w, ignore_index=ignore_index)) / total
+    else:
+        contrib = -gg * picked
+    grad = np.zeros(np.shape(w))
+    np.add.at(grad, np.squeeze(idx, cd)[keep], np.asarray(contrib)[keep])
+    return grad
+
+
+def nll_jvp(ts, out, x, t, *rest, **kw):
+    return nll(np.broadcast_to(ts[0], np.shape(x)), t, *rest, **kw)
+
+
+def no_grad(k: int):
+    """The rule of input k that never requires grad (class indices, weights): never run."""
+    return lambda g, out, *inputs, **kw: np.zeros(np.shape(inputs[k]))
+
+
+# --- xlogy, and cosine_similarity's norm clamped under no_grad ------------------------------------
+def xlogy(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1.0, b)))
+
+
+def xlogy_da(g, out, a, b):
+    """PyTorch: grad * xlogy(x != 0, y)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a == 0, 0.0, g * np.log(np.where(a == 0, 1.0, b)))
+
+
+def xlogy_db(g, out, a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return g * a / b
+
+
+def clamped(a, *, eps):
+    return np.maximum(a, eps)
+
+
+# --- emitted code ---------------------------------------------------------------------------------
+F = "torch.nn.functional."
+
+
+def emit_softmax(name: str, jax_name: str):
+    def emit(args, t, lib):
+        dim = t.kw.get("dim", 0)
+        if lib == "torch":
+            return f"torch.{name}({args[0]}, dim={dim})"
+        return f"jax.nn.{jax_name}({args[0]}, axis={dim if t.value.ndim else None})"
+    return emit
+
+
+def _jax_reduce(expr: str, reduction: str) -> str:
+    return {"mean": f"jnp.mean({expr})", "sum": f"jnp.sum({expr})"}.get(reduction, expr)
+
+
+def emit_pointwise(name: str, jax_form: str, params: tuple = (), extra: tuple = ()):
+    """F.name(x, y, [extra tensors by keyword], params..., reduction=...); JAX: the formula."""
+    def emit(args, t, lib):
+        reduction = t.kw.get("reduction", "mean")
+        if lib == "torch":
+            more = "".join(f", {k}={v}" for k, v in zip(extra, args[2:]))
+            opts = "".join(f", {k}={t.kw[k]!r}" for k in params if k in t.kw)
+            return f"{F}{name}({args[0]}, {args[1]}{more}{opts}, reduction={reduction!r})"
+        fields = {k: repr(t.kw[k]) for k in params if k in t.kw}
+        fields.update(zip(extra, args[2:]))
+        return _jax_reduce(jax_form.format(*args[:2], **fields), reduction)
+    return emit
+
+
+def emit_nll(args, t, lib):
+    reduction = t.kw.get("reduction", "mean")
+    ignore = t.kw.get("ignore_index", -100)
+    x, tg = args[0], args[1]
+    if lib == "torch":
+        w = f", weight={args[2]}" if len(args) > 2 else ""
+        return (f"{F}nll_loss({x}, {tg}.long(){w}, ignore_index={ignore}, "
+                f"reduction={reduction!r})")
+    cd = 1 if t.inputs[0].value.ndim > 1 else 0
+    ti = f"{tg}.astype(jnp.int32)"
+    keep = f"({ti} != {ignore})"
+    safe = f"jnp.where({keep}, {ti}, 0)"
+    wi = (f"jnp.where({keep}, {args[2]}[{safe}], 0.0)" if len(args) > 2
+          else f"{keep}.astype({x}.dtype)")
+    picked = f"jnp.squeeze(jnp.take_along_axis({x}, jnp.expand_dims({safe}, {cd}), {cd}), {cd})"
+    per = f"(-{wi} * {picked})"
+    if reduction == "none":
+        return per
+    if reduction == "sum":
+        return f"jnp.sum({per})"
+    return f"(jnp.sum({per}) / jnp.sum({wi}))"
+
+
+def emit_clamped(args, t, lib):
+    eps = t.kw["eps"]
+    if lib == "torch":  # (a clone whose value is clamped under no_grad, as PyTorch does)
+        return f"(lambda c: (c.data.clamp_min_({eps!r}), c)[1])({args[0]}.clone())"
+    return f"({args[0]} + jax.lax.stop_gradient(jnp.maximum({args[0]}, {eps!r}) - {args[0]}))"
