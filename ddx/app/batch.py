@@ -89,7 +89,7 @@ class Replayer:
                 return doc
         trace = run_job(expr, bindings, opts)
         if key is not None and key not in self.templates and not trace.warnings \
-                and not getattr(trace.evaluator, "drew_random", False):  # (rand: new each job)
+                and not getattr(vars(trace).get("evaluator"), "drew_random", False):  # (rand)
             # (a job with domain warnings makes no template: its numbers, not its shape, are odd)
             from ..replay.template import Template
 
