@@ -65,6 +65,9 @@ VALUES = [
     "torch.manual_seed(5); torch.normal(0.5, 2.0, size=(3,))",
     "torch.manual_seed(5); torch.rand(2, 3, requires_grad=True)",
     "torch.manual_seed(7); torch.randn(3); torch.randn(3)",
+    "torch.manual_seed(7); torch.randperm(10)", "torch.manual_seed(7); torch.randperm(1)",
+    "torch.manual_seed(7); torch.randperm(1000); torch.rand(3)",
+    "torch.manual_seed(7); torch.randperm(5, dtype=torch.float64)",
     "torch.manual_seed(7); torch.rand(700); torch.randn(15)",
     "torch.manual_seed(2**31 + 5); torch.rand(2)", "torch.manual_seed(-1); torch.rand(2)",
     "torch.manual_seed(1.5); torch.rand(2)", "torch.manual_seed(9); torch.initial_seed()",
@@ -149,7 +152,8 @@ ERRORS = [
     "torch.randint(5, 5, (2,))", "torch.randint(2.5, (2,))",
     "torch.randint(0, 10, (2,), requires_grad=True)", "torch.ones_like(3)",
     "torch.rand_like(torch.tensor([1, 2]))", "torch.randn_like(torch.tensor([1, 2]))",
-    "torch.manual_seed(2**64)", "torch.manual_seed('a')",
+    "torch.manual_seed(2**64)", "torch.manual_seed('a')", "torch.randperm(-1)",
+    "torch.randperm(2.0)", "torch.randperm(3, requires_grad=True)",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Random creation functions (rand randn randint normal and their *_like forms), the in-place
+"""Random creation functions (rand randn randint randperm normal, the *_like forms), the in-place
 normal_ and uniform_, and manual_seed / initial_seed / seed: PyTorch's CPU numbers from the
 process's one generator (ddx/ops/rng.py). A REPL statement that fails leaves the generator
 as it was (its undo log keeps the state), and a program that draws is never replayed from a
@@ -17,6 +17,7 @@ from . import record
 from .args import Evaluating, bind, check_arity, check_keywords
 from .create_args import (
     OPTIONS,
+    checked,
     fresh,
     int_arg,
     kind_of,
@@ -134,6 +135,13 @@ def fn_normal(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return fresh(ev, node, _draw(ev, node, "normal", shape, dtype, mean, std), grad)
 
 
+def fn_randperm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, {k: v for k, v in kw.items() if k not in OPTIONS}, ("n",), 1)
+    (n,) = checked(node, (int_arg(node, "n", given["n"], 1 if args else None),))
+    dtype, grad = options(node, kw, np.int64)
+    return fresh(ev, node, _generator(ev).permutation(n).astype(dtype), grad)
+
+
 def _seed_value(node: Ast, value) -> int:
     if isinstance(value, str):
         raise DdxValueError(f"invalid literal for int() with base 10: {value!r}",
@@ -205,6 +213,7 @@ NAMED = {
     "rand_like": _random_like("uniform"),
     "randn_like": _random_like("normal"),
     "randint_like": fn_randint_like,
+    "randperm": fn_randperm,
     "manual_seed": fn_manual_seed,
     "initial_seed": fn_initial_seed,
     "seed": fn_seed,

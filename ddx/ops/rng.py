@@ -150,5 +150,15 @@ class Generator:
         # (uint64 arithmetic, wrapping, as the C++ does)
         return (v.astype(np.uint64) + np.uint64(low & 0xffffffffffffffff)).view(np.int64)
 
+    def permutation(self, n: int) -> np.ndarray:
+        """randperm(n): Fisher-Yates from the front, one word per swap (word % (n - i))."""
+        out = list(range(n))
+        if n > 1:
+            steps = (self.words(n - 1).astype(np.int64) % np.arange(n, 1, -1)).tolist()
+            for i, k in enumerate(steps):  # (each swap needs the ones before it)
+                j = i + k
+                out[i], out[j] = out[j], out[i]
+        return np.array(out, dtype=np.int64)
+
 
 GENERATOR = Generator()
