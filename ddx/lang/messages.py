@@ -54,6 +54,17 @@ def explain(exc: Unexpected, source: str) -> DdxSyntaxError:
     prev, prev_pos = _prev_char(source, pos)
     if kind in ("_NL", "$END", "_DEDENT") or at_end:
         pos = min(pos, len(source))
+        line_start = source.rfind("\n", 0, max(pos - 1, 0)) + 1
+        line = source[line_start:pos]
+        lead = line.lstrip()
+        if lead[:1] in ("*", "/", "%", "@"):  # read as a decorator line: an operand is missing
+            at = line_start + len(line) - len(lead)
+            op = "**" if lead.startswith("**") else lead[0]
+            if op == "@" and len(lead) > 1:
+                return DdxSyntaxError("a decorator must be followed by a def or a class",
+                                      start=at, end=at + 1, source=source)
+            return DdxSyntaxError(f"missing operand before {op!r}", start=at,
+                                  end=at + len(op), source=source)
         if prev and prev in "+-*/@^=,:.":
             op = "**" if source[max(prev_pos - 1, 0):prev_pos + 1] == "**" else prev
             return DdxSyntaxError(f"missing operand after {op!r}", start=pos, source=source)

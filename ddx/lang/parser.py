@@ -8,7 +8,7 @@ import re
 import zlib
 
 from ..errors import DdxSyntaxError
-from .tree import Builder
+from .pybuild import PythonBuilder
 
 GRAMMAR_NAME = "ddx.lark"
 
@@ -66,10 +66,10 @@ class Tables:
         self.kinds: dict[str, str] = {}  # token text -> terminal (keywords resolved)
         # terminals the lexer only passes on (not newlines, comments, brackets, errors)
         self.plain = frozenset(name for name, _ in terms) - {
-            "_NL", "COMMENT", "LPAR", "LSQB", "RPAR", "RSQB"} | set(
+            "_NL", "COMMENT", "LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"} | set(
             k for words in self.keywords.values() for k in words.values())
         self.ignore = frozenset(ignore)
-        builder = Builder()
+        builder = PythonBuilder()
         # (state below, rule reduced, lookahead) -> the state after its goto and the unit
         # rules (expr: sum, sum: product, ...) that lookahead reduces next, and the action
         # that lookahead takes there
@@ -221,9 +221,9 @@ def lex(text: str, tab: Tables) -> list[tuple]:
             continue
         elif kind == "COMMENT":
             continue
-        elif kind == "LPAR" or kind == "LSQB":
+        elif kind == "LPAR" or kind == "LSQB" or kind == "LBRACE":
             depth += 1
-        elif (kind == "RPAR" or kind == "RSQB") and depth > 0:
+        elif (kind == "RPAR" or kind == "RSQB" or kind == "RBRACE") and depth > 0:
             depth -= 1
         elif kind == "_BAD":
             raise Unexpected("char", value, start, end, ())

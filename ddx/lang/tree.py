@@ -28,16 +28,17 @@ class Ast:
 class Stmt:
     """A statement: ``assign`` (target, value), ``expr`` (value) or ``with`` (value=context, body)."""
 
-    __slots__ = ("kind", "target", "value", "body", "start", "end")
+    __slots__ = ("kind", "target", "value", "body", "start", "end", "extra")
 
     def __init__(self, kind: str, target: Ast | None, value: Ast, body: list | None = None, *,
-                 start: int, end: int) -> None:
+                 start: int, end: int, extra: dict | None = None) -> None:
         self.kind = kind
         self.target = target
         self.value = value
         self.body = body or []
         self.start = start
         self.end = end
+        self.extra = extra  # the Python statements' other parts (else:, except:, a def's params)
 
 
 class Program:
@@ -219,9 +220,10 @@ class Builder:
     def simple_stmts(self, *children):
         return _tokens(children)
 
-    def with_stmt(self, kw, ctx, colon, *body):
-        stmts = [s for group in body for s in group] if body else []
-        return [Stmt("with", None, ctx, stmts, start=kw[2], end=ctx.oend)]
+    def with_stmt(self, kw, ctx, *rest):
+        name = rest[1][1] if type(rest[0]) is tuple and rest[0][0] == "AS" else None
+        return [Stmt("with", None, ctx, rest[-1], start=kw[2], end=ctx.oend,
+                     extra={"as": name} if name else None)]
 
     def start(self, *groups):
         return [s for group in groups for s in group]

@@ -336,7 +336,13 @@ class LeanBuilder:
         raise _Decline
 
     with_stmt = index = attr = method = vector = items = kwarg = subscripts = slice = _decline
-    string = ellipsis = tuple = tuple_bare = compare = _decline
+
+    def __getattr__(self, name: str):
+        """Every other rule of the grammar (strings, tuples, the REPL's Python statements):
+        the ordinary path's."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._decline
 
     def template(self) -> Template | None:
         out = self.result
