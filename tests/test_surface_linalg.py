@@ -155,6 +155,58 @@ def test_products_and_transposes_match_pytorch(source, torch_src, shapes, dtype)
     agree(source, fn, values_for(shapes, source), dtype)
 
 
+EINSUM = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("ij->", [(2, 3)]),
+          ("ij->j", [(2, 3)]), ("ij->ji", [(2, 3)]), ("ii->i", [(3, 3)]), ("ii", [(3, 3)]),
+          ("i,i->", [(3,), (3,)]), ("i,j->ij", [(3,), (2,)]), ("ij,j->i", [(2, 3), (3,)]),
+          ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]), ("ij,ij->ij", [(2, 3), (2, 3)]),
+          ("ij,kj->ik", [(2, 3), (4, 3)]), ("...ij,...jk->...ik", [(5, 2, 3), (5, 3, 4)]),
+          ("...ij,jk", [(2, 2, 3), (3, 4)]), ("ij,i->j", [(2, 3), (1,)]), ("iij->j", [(2, 2, 3)]),
+          ("i,ij,j->", [(3,), (3, 3), (3,)]), ("ij,k->jk", [(2, 3), (4,)]),
+          (" ij , jk -> ki ", [(2, 3), (3, 4)])]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("equation, shapes", EINSUM, ids=[e for e, _ in EINSUM])
+def test_einsum_matches_pytorch(equation, shapes, dtype):
+    """The value, the gradients and the node PyTorch's einsum ends with (its inner nodes are
+    PyTorch's own plan, not recorded here)."""
+    torch = torch_or_skip()
+    names = "abc"[:len(shapes)]
+    values = values_for(dict(zip(names, shapes)), equation)
+    fn = lambda *ts: torch.einsum(equation, *ts)  # noqa: E731
+    for source in (f"einsum('{equation}', {', '.join(names)})",
+                   f"torch.einsum(\"{equation}\", [{', '.join(names)}])"):
+        g = agree(source, fn, values, dtype, graph=False)
+        assert g.output.grad_fn.name == fn(*[torch.tensor(v, requires_grad=True)
+                                             for v in values.values()]).grad_fn.name()
+
+
+def test_einsum_hessian_matches_pytorch():
+    torch = torch_or_skip()
+    values = values_for({"a": (3,), "b": (3, 3)}, "einsum-hessian")
+    h = ddx.trace("einsum('i,ij,j->', a, b, a)", **values).backward().hessian()
+    assert h["check"]["ok"]
+    theirs = torch.autograd.functional.hessian(lambda a, b: torch.einsum("i,ij,j->", a, b, a),
+                                               tuple(torch.tensor(v) for v in values.values()))
+    np.testing.assert_allclose(h["hessian"]["a"]["a"], theirs[0][0].numpy(), rtol=1e-10)
+    np.testing.assert_allclose(h["hessian"]["a"]["b"], theirs[0][1].numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("ij,jk->ik", [(2, 3), (4, 3)]), ("ij", [(3,)]), ("ij,jk", [(2, 3)]), ("i", [(3,), (3,)]),
+    ("ij->k", [(2, 3)]), ("ij->ii", [(2, 3)]), ("i!", [(3,)]), ("...i,...i->...", [(2, 3), (4, 3)]),
+])
+def test_einsum_errors_in_pytorchs_words(equation, shapes):
+    torch = torch_or_skip()
+    names = "abc"[:len(shapes)]
+    with pytest.raises(DdxError) as info:
+        ddx.trace(f"einsum('{equation}', {', '.join(names)})",
+                  **{n: np.ones(s) for n, s in zip(names, shapes)})
+    with pytest.raises(RuntimeError) as theirs:
+        torch.einsum(equation, *[torch.ones(s) for s in shapes])
+    assert info.value.message == str(theirs.value)
+
+
 @pytest.mark.parametrize("source, torch_src", [
     ("det(x)", "torch.det(x)"), ("torch.linalg.det(x)", "torch.linalg.det(x)"),
     ("x.det()", "x.det()"),

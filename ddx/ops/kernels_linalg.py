@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels_shape import on_parts
+from .kernels_shape import on_parts, refuse
 
 
 def _is_dual(x) -> bool:
@@ -28,7 +28,7 @@ def inv(a):
         p = np.linalg.inv(a.p)
         return type(a)(p, -(p @ a.t @ p))
     if not isinstance(a, (np.ndarray, np.generic)):
-        raise TypeError("no formula for a matrix inverse")
+        return refuse(a)
     return np.linalg.inv(a)
 
 
@@ -49,7 +49,7 @@ def solve(a, b):
     vector = is_vector_rhs(np.shape(a), np.shape(b))
     if not (_is_dual(a) or _is_dual(b)):
         if not isinstance(a, (np.ndarray, np.generic)):
-            raise TypeError("no formula for a linear solve")
+            return refuse(a)
         return _solve_plain(a, b, vector)
     ap, at = (a.p, a.t) if _is_dual(a) else (np.asarray(a), None)
     bp, bt = (b.p, b.t) if _is_dual(b) else (np.asarray(b), None)
@@ -218,3 +218,147 @@ def emit_diagonal(args, t, lib):
     if lib == "jax":
         return f"jnp.diagonal({args[0]}, {k})"
     return f"torch.diag({args[0]}, {k})" if t.kw.get("copy") else f"torch.diagonal({args[0]}, {k})"
+
+
+# --- einsum -------------------------------------------------------------------------------------
+
+def parse_einsum(equation: str, ndims: list[int]) -> tuple[list[str], str] | str:
+    """PyTorch's einsum equation, its ellipses spelled out in capital letters: (the inputs'
+    subscripts, the output's), or PyTorch's error text."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    ins = lhs.split(",")
+    for k, ch in enumerate(eq):
+        if not (ch.isalpha() and ch.isascii()) and ch not in ",.->":
+            return (f"einsum(): invalid subscript given at index {k} in the equation string, "
+                    "subscripts must be in [a-zA-Z]")
+    if len(ins) > len(ndims):
+        return "einsum(): fewer operands were provided than specified in the equation"
+    if len(ins) < len(ndims):
+        return "einsum(): more operands were provided than specified in the equation"
+    width = max([n - len(s.replace("...", "")) for s, n in zip(ins, ndims) if "..." in s],
+                default=0)
+    fill = "ZYXWVUTSRQPONMLKJIHGFEDCBA"[:width][::-1]
+    out_ins = []
+    for k, (s, n) in enumerate(zip(ins, ndims)):
+        letters = len(s.replace("...", ""))
+        if "..." in s:
+            s = s.replace("...", fill[width - (n - letters):] if n > letters else "")
+        elif letters != n:
+            return (f"einsum(): the number of subscripts in the equation ({letters}) does not "
+                    f"match the number of dimensions ({n}) for operand {k} and no ellipsis "
+                    "was given")
+        out_ins.append(s)
+    if arrow:
+        out = rhs.replace("...", fill)
+        seen = set()
+        for ch in out:
+            if ch in seen:
+                return f"einsum(): output subscript {ch} appears more than once in the output"
+            if not any(ch in s for s in out_ins):
+                return (f"einsum(): output subscript {ch} does not appear in the equation for "
+                        "any input operand")
+            seen.add(ch)
+    else:
+        counts = {}
+        for s in out_ins:
+            for ch in s:
+                counts[ch] = counts.get(ch, 0) + 1
+        out = fill + "".join(sorted(ch for ch, n in counts.items() if n == 1 and ch not in fill))
+    return out_ins, out
+
+
+def einsum_sizes(ins: list[str], shapes: list[tuple]) -> dict | str:
+    sizes: dict[str, int] = {}
+    for k, (s, shape) in enumerate(zip(ins, shapes)):
+        for ch, n in zip(s, shape):
+            have = sizes.get(ch)
+            if have is None or have == 1:
+                sizes[ch] = n
+            elif n != have and n != 1:
+                if ch.isupper():
+                    return (f"einsum(): dimension {'ZYXWVUTSRQPONMLKJIHGFEDCBA'.index(ch)} "
+                            f"covered by ellipsis in operand {k}has size {n} which does not "
+                            f"broadcast with previously seen ellipsis with size {have} for the "
+                            "respective dimension")
+                return (f"einsum(): subscript {ch} has size {n} for operand {k} which does not "
+                        f"broadcast with previously seen size {have}")
+    return sizes
+
+
+def _broadcast_subscripts(x, subs: str, sizes: dict):
+    want = tuple(sizes[ch] for ch in subs)
+    return x if np.shape(x) == want else np.broadcast_to(x, want)
+
+
+def _einsum_any(eq: str, *ops):
+    """np.einsum, also on dual numbers (it is linear in each operand: the product rule)."""
+    duals = [k for k, x in enumerate(ops) if _is_dual(x)]
+    plain = [x.p if _is_dual(x) else x for x in ops]
+    for x in plain:
+        if not isinstance(x, (np.ndarray, np.generic, float, int)):
+            return refuse(x)
+    value = np.einsum(eq, *plain)
+    if not duals:
+        return value
+    tangent = sum(np.einsum(eq, *[ops[j].t if j == k else plain[j] for j in range(len(ops))])
+                  for k in duals)
+    return type(ops[duals[0]])(value, tangent)
+
+
+def einsum(*xs, equation):
+    ins = equation.split("->")[0].split(",")
+    sizes = einsum_sizes(ins, [np.shape(x) for x in xs])
+    xs = [_broadcast_subscripts(x, s, sizes) for x, s in zip(xs, ins)]
+    return np.einsum(equation, *xs)
+
+
+def einsum_part(i: int):
+    """The VJP of einsum's operand i: g contracted with the other operands, into operand i's
+    subscripts (broadcast over those only it has, and onto its diagonal where a subscript
+    repeats)."""
+    def vjp(g, o, *xs, equation):
+        ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
+        sizes = einsum_sizes(ins, [np.shape(x) for x in xs])
+        others = [_broadcast_subscripts(x, s, sizes) for k, (x, s) in enumerate(zip(xs, ins))
+                  if k != i]
+        other_subs = [s for k, s in enumerate(ins) if k != i]
+        mine = ins[i]
+        unique = "".join(dict.fromkeys(mine))
+        present = "".join(ch for ch in unique if ch in out or any(ch in s for s in other_subs))
+        grad = _einsum_any(",".join([out, *other_subs]) + "->" + present, g, *others)
+        for k, ch in enumerate(unique):  # subscripts summed away in operand i alone
+            if ch not in present:
+                grad = np.expand_dims(grad, k)
+        grad = np.broadcast_to(grad, tuple(sizes[ch] for ch in unique)) if \
+            np.shape(grad) != tuple(sizes[ch] for ch in unique) else grad
+        if unique == mine:
+            return grad
+        return on_parts(_onto_diagonal, grad, mine, unique, sizes)
+    return vjp
+
+
+def _onto_diagonal(grad, mine: str, unique: str, sizes: dict):
+    full = np.zeros(tuple(sizes[ch] for ch in mine), dtype=grad.dtype)
+    view = np.einsum(f"{mine}->{unique}", full)
+    view[...] = grad
+    return full
+
+
+def einsum_jvp(ts, o, *xs, equation):
+    total = None
+    for k, t in enumerate(ts):
+        if t is None:
+            continue
+        ops = [np.broadcast_to(t, np.shape(xs[k])) if j == k else x for j, x in enumerate(xs)]
+        part = einsum(*ops, equation=equation)
+        total = part if total is None else total + part
+    return total
+
+
+def einsum_grad_fn(ins: list[str], out: str) -> str:
+    """The node PyTorch's einsum ends with: a sum (one operand, subscripts summed), a permute
+    (one operand, none summed), a product (no subscript contracted) or bmm's view."""
+    if len(ins) == 1:
+        return "SumBackward1" if set(ins[0]) - set(out) else "PermuteBackward0"
+    return "ViewBackward0" if set("".join(ins)) - set(out) else "MulBackward0"

@@ -18,7 +18,14 @@ def on_parts(fn, x, *args, **kw):
         return fn(np.asarray(x), *args, **kw)
     if hasattr(x, "p") and hasattr(x, "t"):  # a dual number: (value, tangent)
         return type(x)(fn(np.asarray(x.p), *args, **kw), fn(np.asarray(x.t), *args, **kw))
-    raise TypeError("no formula for a linear map of this value")  # (a symbolic value)
+    return refuse(x)
+
+
+def refuse(x):
+    """A value that is neither an array nor a dual number (a symbolic one, for a formula):
+    its own numpy protocol refuses np.take, which no formula writes, in its own words."""
+    np.take(x, 0)
+    raise TypeError(f"no formula for this map of {type(x).__name__}")
 
 
 # --- PyTorch's layout: strides in elements, contiguity, views -------------------------------

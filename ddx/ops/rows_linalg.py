@@ -21,6 +21,9 @@ from .kernels_linalg import (
     diag_embed_back,
     diagonal,
     diagonal_back,
+    einsum,
+    einsum_jvp,
+    einsum_part,
     emit_diagonal,
     emit_solve,
     inv,
@@ -32,7 +35,7 @@ from .kernels_linalg import (
     trace_vjp,
 )
 from .kernels_shape import swap_back, swapped
-from .table import op
+from .table import OPS, Op, op
 
 _LINALG = ("torch", "Tensor", "linalg")
 
@@ -99,3 +102,24 @@ op("cholesky", "LinalgCholeskyExBackward0", cholesky, cholesky_vjp, jvp=cholesky
          "jax": lambda args, t, lib: f"jnp.linalg.cholesky({args[0]}, symmetrize_input=True)"},
    example=("cholesky(x @ transpose(x, 0, 1) + [[1, 0, 0], [0, 1, 0], [0, 0, 1]])",
             {"x": (3, 4)}))
+
+
+def einsum_op(n: int) -> Op:
+    """torch.einsum of n operands: one row per count (grad_fn: the node PyTorch's einsum ends
+    with, given by the caller)."""
+    name = f"einsum{n}"
+    if name not in OPS:
+        op(name, "ViewBackward0", einsum, *(einsum_part(i) for i in range(n)), jvp=einsum_jvp,
+           elementwise=False, shown="einsum",
+           emit={"torch": lambda args, t, lib: f"torch.einsum({t.kw['equation']!r}, "
+                                               f"{', '.join(args)})",
+                 "jax": lambda args, t, lib: f"jnp.einsum({t.kw['equation']!r}, "
+                                             f"{', '.join(args)})"},
+           example=(("einsum('ij,jk->ik', x, y)", {"x": (2, 3), "y": (3, 2)}) if n == 2 else
+                    ("einsum('ii->i', x)", {"x": (3, 3)}) if n == 1 else
+                    ("einsum('i,ij,j->', y, x, y)", {"x": (3, 3), "y": (3,)})))
+    return OPS[name]
+
+
+for _n in (1, 2, 3):
+    einsum_op(_n)
