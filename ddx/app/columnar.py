@@ -28,15 +28,24 @@ def polars():
     try:
         import polars as pl
     except ImportError:
-        raise DdxUsageError("this needs Polars and PyArrow: pip install 'ddx[data]'") from None
+        raise DdxUsageError("this needs Polars: pip install 'ddx[data]'") from None
     return pl
 
 
+def arrow():
+    """pyarrow, for Parquet only (CSV and JSON Lines do without its 0.5 s import)."""
+    try:
+        import pyarrow
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise DdxUsageError("Parquet needs PyArrow: pip install 'ddx[data]'") from None
+    return pyarrow
+
+
 def have_polars() -> bool:
-    """Whether the data extra is installed (imported here: only data mode asks)."""
+    """Whether Polars is installed (imported here: only data mode asks)."""
     try:
         import polars  # noqa: F401
-        import pyarrow  # noqa: F401
     except ImportError:
         return False
     return True
@@ -247,6 +256,7 @@ class ParquetSource:
 
     def __init__(self, path: str, wanted: dict[str, str], kept: list[str]) -> None:
         self.pl = polars()
+        arrow()
         import pyarrow.parquet as pq
 
         self.file = pq.ParquetFile(path, pre_buffer=False)  # (pre-buffered batches pile up)
@@ -256,6 +266,7 @@ class ParquetSource:
     @staticmethod
     def header(path: str) -> tuple[list[str], dict]:
         polars()
+        arrow()
         import pyarrow.parquet as pq
 
         try:

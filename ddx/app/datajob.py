@@ -100,8 +100,8 @@ class DataJob:
             if why is not None:
                 raise DdxUsageError(f"{why} needs Polars and PyArrow: pip install 'ddx[data]'")
             if self.fmt_out != self.fmt_in:
-                raise DdxUsageError(f"{self.fmt_in} in, {self.fmt_out} out needs Polars and "
-                                    "PyArrow: pip install 'ddx[data]'")
+                raise DdxUsageError(f"{self.fmt_in} in, {self.fmt_out} out needs Polars: "
+                                    "pip install 'ddx[data]'")
         if keep and self.fmt_in == "jsonl":
             raise DdxUsageError("--keep keeps the columns of CSV or Parquet input, not JSON Lines")
 
