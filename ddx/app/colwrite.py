@@ -146,6 +146,9 @@ class ParquetWriter:
     """Parquet: float64 results, null in a bad row; the kept columns with their own types."""
 
     def __init__(self, pl, out: IO[bytes], names: list[str], kept: list[str]) -> None:
+        from .columnar import arrow
+
+        arrow()
         import pyarrow as pa
         import pyarrow.parquet as pq
 
