@@ -14,7 +14,7 @@ from conftest import session_run, torch_or_skip
 import ddx
 from ddx.app.session import Session
 from ddx.errors import DdxError
-from ddx.graph import calls_create, create_random
+from ddx.graph import calls_create
 
 VALUES = [
     "torch.ones(2, 3)", "torch.ones((2, 3))", "torch.ones([2, 3])", "torch.ones(size=(2, 3))",
@@ -220,6 +220,26 @@ def test_in_place_normal_and_uniform_in_a_script():
         assert got.dtype == t.numpy().dtype and got.tobytes() == t.numpy().tobytes(), name
 
 
+NEW = ["x.new_ones(2, 3)", "x.new_ones((2,))", "y.new_zeros(3)", "y.new_full((2,), 7)",
+       "x.new_full((2,), 2.5)", "y.new_tensor([1, 2])", "x.new_tensor([1.5])", "y.new_empty(2)",
+       "y.new_ones(2, requires_grad=True)", "y.new_ones(2, dtype=torch.int64)"]
+
+
+def test_new_tensor_methods_take_the_tensors_dtype():
+    torch = torch_or_skip()
+    lines = ["x = torch.tensor([1, 2])", "y = torch.ones(2, dtype=torch.float32)"]
+    session = Session(lambda t: None, lambda t: None)
+    assert session.run_script("\n".join(lines + [f"r{k} = {c}" for k, c in enumerate(NEW)])) == 0
+    scope = {"torch": torch, "x": torch.tensor([1, 2]), "y": torch.ones(2, dtype=torch.float32)}
+    for k, text in enumerate(NEW):
+        want, got = eval(text, scope), session.env[f"r{k}"]
+        assert got.value.dtype == want.detach().numpy().dtype, text
+        assert got.shape == tuple(want.shape), text
+        assert got.requires_grad == want.requires_grad, text
+        if "empty" not in text:
+            assert got.value.tobytes() == want.detach().numpy().tobytes(), text
+
+
 def test_in_place_errors_in_a_script():
     torch = torch_or_skip()
     lines = session_run("x = torch.zeros(2, requires_grad=True)\nx.normal_()\n"
@@ -278,7 +298,7 @@ def test_spellings_are_where_pytorch_has_them():
         assert spaces == ("torch",)
         assert hasattr(torch, name), name
         assert not hasattr(torch.Tensor, name), name
-    for name in create_random.TENSOR_METHODS:
+    for name in calls_create.TENSOR_METHODS:
         assert hasattr(torch.Tensor, name) and not hasattr(torch, name), name
 
 

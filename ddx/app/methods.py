@@ -6,7 +6,7 @@ import numpy as np
 
 from ..engine import reverse
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
-from ..graph import create_random, record
+from ..graph import calls_create, record
 from ..graph.args import check_arity
 from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
@@ -140,7 +140,7 @@ TENSOR_METHODS = {
     "zero_": m_zero_,
     "size": m_size,
     "numpy": m_numpy,
-    **create_random.TENSOR_METHODS,  # normal_, uniform_
+    **calls_create.TENSOR_METHODS,  # normal_, uniform_, new_ones, ...
 }
 TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data",
                 "T"]

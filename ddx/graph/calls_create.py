@@ -214,6 +214,29 @@ def _spaced(dtype: np.dtype, start, end, steps: int) -> np.ndarray:
                     fma(-step, (steps - idx - 1).astype(dtype), e)).astype(dtype)
 
 
+def _new_filled(fill: float | None):
+    """x.new_ones(size), x.new_zeros, x.new_empty, x.new_full(size, fill_value): x's dtype."""
+    def method(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Tensor:
+        if fill is None:
+            given = bind(node, args, {k: v for k, v in kw.items() if k not in OPTIONS},
+                         ("size", "fill_value"), 2)
+            shape = size_arg(node, given["size"], 1 if args else None)
+            value = number_arg(node, "fill_value", given["fill_value"], 2)
+        else:
+            check_keywords(node, kw, ("size", *OPTIONS))
+            shape, value = sizes(node, args, kw), fill
+        dtype, grad = options(node, kw, t.value.dtype)
+        return fresh(ev, node, np.full(shape, value, dtype=dtype), grad)
+    return method
+
+
+def m_new_tensor(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Tensor:
+    """x.new_tensor(data): a new leaf of x's dtype."""
+    if "dtype" not in kw:
+        kw = {**kw, "dtype": (DType(t.value.dtype), node.pos)}
+    return fn_tensor(ev, node, args, kw)
+
+
 KINDS: dict = {}
 CALLERS: dict = {}
 NAMED: dict = {
@@ -233,4 +256,8 @@ NAMED: dict = {
 }
 NAMED_SPACES: dict = {name: ("torch",) for name in NAMED}
 LISTS = {"ones", "zeros", "empty", "full", "rand", "randn", "randint", "normal"}
-__all__ = ["KINDS", "CALLERS", "NAMED", "NAMED_SPACES", "LISTS", "torch_type"]
+# the REPL's tensor methods from here (ddx/app/methods.py adds them to its own)
+TENSOR_METHODS = {"new_ones": _new_filled(1.0), "new_zeros": _new_filled(0.0),
+                  "new_empty": _new_filled(0.0), "new_full": _new_filled(None),
+                  "new_tensor": m_new_tensor, **create_random.TENSOR_METHODS}
+__all__ = ["KINDS", "CALLERS", "NAMED", "NAMED_SPACES", "LISTS", "TENSOR_METHODS", "torch_type"]
