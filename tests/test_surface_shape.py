@@ -92,6 +92,17 @@ CASES = [
     ("x.T.contiguous()", "x.T.contiguous()", X23),
     ("x.contiguous() * 2", "x.contiguous() * 2", X23),
     ("x[:, None]", "x[:, None]", X23),
+    ("x.masked_fill(x > 0, y)", "x.masked_fill(x > 0, y)", {"x": (2, 3), "y": ()}),
+    ("torch.masked_fill(x, x < 0, sum(y))", "torch.masked_fill(x, x < 0, y.sum())",
+     {"x": (2, 3), "y": (2,)}),
+    ("unbind(x)[1]", "torch.unbind(x)[1]", X23),
+    ("x.unbind(1)[0] * x.unbind(1)[2]", "x.unbind(1)[0] * x.unbind(1)[2]", X23),
+    ("x.narrow(1, 1, 2)", "x.narrow(1, 1, 2)", X23),
+    ("torch.narrow(x, 0, -1, 1)", "torch.narrow(x, 0, -1, 1)", X23),
+    ("torch.movedim(x, 0, 2)", "torch.movedim(x, 0, 2)", {"x": (2, 3, 4)}),
+    ("x.moveaxis((0, 1), (2, 0))", "x.moveaxis((0, 1), (2, 0))", {"x": (2, 3, 4)}),
+    ("x.view_as(y)", "x.view_as(y)", {"x": (2, 3), "y": (3, 2)}),
+    ("x.T.reshape_as(y)", "x.T.reshape_as(y)", {"x": (2, 3), "y": (6,)}),
 ]
 
 
@@ -219,6 +230,7 @@ def test_ddx_run_script_matches_pytorch():
     ("x.flip(2)", X23, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
     ("x.flip(0, 0)", X23, "dim 0 appears multiple times in the list of dims"),
     ("x.tril()", {"x": (3,)}, "tril: input tensor must have at least 2 dimensions"),
+    ("x.narrow(1, 2, 2)", X23, "start (2) + length (2) exceeds dimension size (3)."),
     ("x.masked_fill(x[:, 0] > 0, 0.0)", {"x": (3, 2)}, "The size of tensor a (3) must match "
                                                         "the size of tensor b (2) at "
                                                         "non-singleton dimension 1"),
@@ -268,7 +280,9 @@ def test_rows_live_where_pytorch_has_them(name):
         assert tuple(s for s in OPS[name].spaces if s != "F") == want, alias
 
 
-@pytest.mark.parametrize("name", ["reshape", "flatten", "contiguous", "detach", "expand_as",
+@pytest.mark.parametrize("name", ["unbind", "narrow", "movedim", "moveaxis", "view_as",
+                                  "reshape_as", "einsum",
+                                  "reshape", "flatten", "contiguous", "detach", "expand_as",
                                   "cat", "concat", "concatenate", "stack", "split", "chunk",
                                   "matmul", "outer", "ger", "diag", "adjoint"])
 def test_functions_live_where_pytorch_has_them(name):

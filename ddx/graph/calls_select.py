@@ -108,15 +108,67 @@ def call_masked_fill(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
                          f"{what}")
     ev.check_broadcast(node, mask, a)
     value = given["value"]
+    kw = {"mask": _nested(np.asarray(mask.value))}
     if isinstance(value, Tensor) and not value.weak:
         if value.value.ndim:
             raise fail(node, "masked_fill_ only supports a 0-dimensional value tensor, but got "
                              f"tensor with {value.value.ndim} dimension(s).")
-        value = float(value.value)
-    else:
-        value = number(node, "value", value)
-    return ev.op("masked_fill", node, [a], {"mask": _nested(np.asarray(mask.value)),
-                                            "value": value})
+        return ev.op("masked_fill_tensor", node, [a, value], kw)
+    return ev.op("masked_fill", node, [a], {**kw, "value": number(node, "value", value)})
+
+
+def call_unbind(ev: Evaluating, node: Ast, args: list, kw: dict) -> tuple:
+    given = bind(node, args, kw, ("input", "dim"))
+    a = tensor_arg(ev, node, given["input"])
+    if a.value.ndim == 0:
+        raise fail(node, "Dimension specified as 0 but tensor has no dimensions", DdxShapeError)
+    dim = dim_of(ev, node, given.get("dim", 0), a.value.ndim)
+    return tuple(ev.op("unbind_part", node, [a], {"dim": dim, "index": i})
+                 for i in range(a.shape[dim]))
+
+
+def call_narrow(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, kw, ("input", "dim", "start", "length"), required=4)
+    a = tensor_arg(ev, node, given["input"])
+    if a.value.ndim == 0:
+        raise fail(node, "narrow() cannot be applied to a 0-dim tensor.")
+    dim = dim_of(ev, node, given["dim"], a.value.ndim)
+    size = a.shape[dim]
+    start, length = int_of(ev, node, given["start"]), int_of(ev, node, given["length"])
+    if not -size <= start <= size:
+        raise fail(node, f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})", DdxShapeError)
+    start %= size if size else 1
+    if length < 0:
+        raise fail(node, "narrow(): length must be non-negative.")
+    if start + length > size:
+        raise fail(node, f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = (slice(None),) * dim + (slice(start, start + length),)
+    return ev.op("slice", node, [a], {"key": key})
+
+
+def call_movedim(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, kw, ("input", "source", "destination"), required=3)
+    a = tensor_arg(ev, node, given["input"])
+    nd = a.value.ndim
+    src = dims_of(ev, node, given["source"], nd)
+    dst = dims_of(ev, node, given["destination"], nd)
+    if len(src) != len(dst):
+        raise fail(node, f"movedim: Invalid source or destination dims: source ({list(src)} "
+                         f"dims) should contain the same number of dims as destination "
+                         f"({list(dst)} dims)")
+    order = [d for d in range(nd) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return ev.op("permute", node, [a], {"dims": tuple(order)})
+
+
+def _as(name: str):
+    def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+        given = bind(node, args, kw, ("input", "other"), required=2)
+        other = tensor_arg(ev, node, given["other"])
+        return ev.functions[name](ev, node, [given["input"], *other.shape], {})
+    return call
 
 
 def _tri(name: str):
@@ -134,3 +186,8 @@ def _tri(name: str):
 CALLERS: dict = {"flip": call_flip, "roll": call_roll, "gather": call_gather,
                  "index_select": call_index_select, "masked_fill": call_masked_fill,
                  "tril": _tri("tril"), "triu": _tri("triu")}
+NAMED: dict = {"unbind": call_unbind, "narrow": call_narrow, "movedim": call_movedim,
+               "moveaxis": call_movedim, "view_as": _as("view"), "reshape_as": _as("reshape")}
+NAMED_SPACES: dict = {"unbind": ("torch", "Tensor"), "narrow": ("torch", "Tensor"),
+                      "movedim": ("torch", "Tensor"), "moveaxis": ("torch", "Tensor"),
+                      "view_as": ("Tensor",), "reshape_as": ("Tensor",)}

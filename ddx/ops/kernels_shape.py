@@ -157,9 +157,9 @@ def narrowed(a, *, dim, start, stop, **kw):
     return a[(slice(None),) * dim + (slice(start, stop),)]
 
 
-def narrow_back(g, o, a, *, dim, start, stop, **kw):
+def narrow_back(g, o, a, *, dim, start, stop, keep=True, **kw):
     grad = np.zeros_like(g, shape=np.shape(a))
-    grad[(slice(None),) * dim + (slice(start, stop),)] = g
+    grad[(slice(None),) * dim + (slice(start, stop) if keep else start,)] = g
     return grad
 
 
@@ -272,21 +272,17 @@ def triu_back(g, o, a, *, diagonal=0):
     return np.where(tri_mask(np.shape(a), diagonal, False), g, 0.0)
 
 
-def masked_filled(a, mask, *, value=0.0):
+def masked_filled(a, *, mask, value=0.0):
     out = np.where(mask, value, a)
     return out.astype(np.asarray(a).dtype) if np.asarray(a).dtype.kind == "f" else out
 
 
-def masked_fill_back(g, o, a, mask, **kw):
+def masked_fill_back(g, o, a, *, mask, value=0.0):
     return np.where(mask, 0.0, g)
 
 
-def masked_filled_by(a, mask, value):
-    return masked_filled(a, mask, value=value)
-
-
-def masked_value_back(g, o, a, mask, value):
-    return np.sum(np.where(mask, g, 0.0))
+def masked_filled_by(a, value, *, mask):
+    return masked_filled(a, mask=mask, value=value)
 
 
 # --- emitted code -------------------------------------------------------------------------------
