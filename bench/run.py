@@ -3,6 +3,7 @@ measured in one run (medians of several repeats), printed as ratios.
 
     python bench/run.py            # all workloads (a few minutes)
     python bench/run.py --quick    # smaller sizes, fewer repeats
+    python bench/run.py --only 8,9,10,11   # issue 21's: bench/sizes.py
 
 Baselines: hand-written numpy always; PyTorch, JAX and micrograd when importable. The peers
 start from the same expression text as ddx (Python's compile() of it, then evaluated with
@@ -328,7 +329,7 @@ VECTOR_NUMPY = textwrap.dedent("""
         t = time.perf_counter()
         y = w * x
         y += b
-        L = float(np.dot(y, y))
+        L = float(np.sum(y * y))  # elementwise, as written by hand: no np.dot (BLAS threads)
         y *= 2.0          # dL/dy
         gw = y * x
         gx = y * w
@@ -356,9 +357,14 @@ VECTOR_TORCH = textwrap.dedent("""
 """)
 
 
+# Every process that multiplies no large matrices runs numpy on one OpenBLAS thread: idle
+# BLAS threads spin, and under load a threaded baseline moves with the machine, not with ddx.
+ONE_BLAS = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+
+
 def run_script(code: str, env: dict | None = None) -> tuple[float, int]:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, env=env)
+                          check=True, env=env or ONE_BLAS)
     t, rss = proc.stdout.split()
     return float(t), int(rss)
 
@@ -370,7 +376,7 @@ def vectors(rep: Report, n: int, repeat: int) -> None:
     # iterations of each process pay for growing its heap, and neighbours add noise)
     # (ddx splits large arrays between threads, DDX_NUM_THREADS of them; the 1-thread run
     # shows what the single-threaded engine does against the single-threaded numpy script)
-    one = {**os.environ, "DDX_NUM_THREADS": "1"}
+    one = {**ONE_BLAS, "DDX_NUM_THREADS": "1"}
     rounds = [(run_script(VECTOR_NUMPY.format(**args)), run_script(VECTOR_DDX.format(**args)),
                run_script(VECTOR_DDX.format(**args), env=one)) for _ in range(2)]
     t_np, rss_np = min(r[0] for r in rounds)
@@ -382,8 +388,13 @@ def vectors(rep: Report, n: int, repeat: int) -> None:
     if have("torch"):
         t_t, rss_t = run_script(VECTOR_TORCH.format(**args))
         rep.add("vectors", "torch (1 thread)", t_t, f"peak RSS {rss_t / 1024:.0f} MiB")
+    import sizes
+
+    floor = 48 * n / sizes.bandwidth()  # read w, x, b and write three gradients, at copy speed
+    rep.add("vectors", "bandwidth floor (48 B/element)", floor, "a large copy, this run")
     print(f"  -> ddx / numpy = {t_ddx / t_np:.2f} time (target <= 1.1; {t_one / t_np:.2f} on one "
-          f"thread), {rss_ddx / rss_np:.2f} peak memory (target <= 1.5)")
+          f"thread), {rss_ddx / rss_np:.2f} peak memory (target <= 1.5); ddx / floor "
+          f"{t_ddx / floor:.2f} ({t_one / floor:.2f} on one thread; target <= 1.5)")
 
 
 def job_file(rep: Report, lines: int) -> None:
@@ -515,6 +526,10 @@ def machine() -> str:
 
 
 def main() -> None:
+    # (workloads 2-4 time parsing and compiling in this process: the template disk cache,
+    # workload 11's subject, would make them read files instead)
+    os.environ["DDX_TEMPLATE_CACHE"] = "0"
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--only", help="comma-separated workload numbers, e.g. 1,5")
@@ -533,7 +548,14 @@ def main() -> None:
         ("5", lambda: vectors(rep, 1_000_000 if q else 10_000_000, 3 if q else 9)),
         ("6", lambda: job_file(rep, 10_000 if q else 100_000)),
         ("7", lambda: csv_rows(rep, 100_000 if q else 1_000_000, 0 if q else 10_000_000)),
+        # issue 21 (bench/sizes.py): every size, the fixed cost, start-up CPU, the disk cache
+        ("8", lambda: sizes.sizes(2 if q else 3)),
+        ("9", lambda: sizes.overhead(2 if q else 3)),
+        ("10", lambda: sizes.startup(5 if q else 11)),
+        ("11", lambda: sizes.diskcache(10_000 if q else 100_000)),
     ]
+    import sizes
+
     for key, step in steps:
         if only is None or key in only:
             step()

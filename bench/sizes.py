@@ -111,19 +111,23 @@ def sizes(rounds: int, sizes_: tuple = SIZES) -> dict:
     print(f"  memory bandwidth (large copy, read + write, one thread): {bw / 1e9:.1f} GB/s; "
           "floor = 48 bytes per element at that rate")
     tools = {"numpy": (NUMPY_STEP, ENV1), "ddx": (DDX_STEP, ENV1),
-             "ddx 1 thread": (DDX_STEP, {**ENV1, "DDX_NUM_THREADS": "1"})}
+             "ddx 1 thread": (DDX_STEP, {**ENV1, "DDX_NUM_THREADS": "1"}),
+             # the other way: glibc's own thresholds (ddx/replay/allocator.py not applied)
+             "ddx, malloc as is": (DDX_STEP, {**ENV1, "DDX_MALLOC": "default"})}
     found: dict = {}
     print(f"  {'n':>10} {'numpy':>10} {'ddx':>10} {'ddx/np':>7} {'1 thread':>10} {'/np':>6}"
-          f" {'floor':>9} {'ddx/floor':>9}  faults per call np/ddx/ddx1")
+          f" {'floor':>9} {'ddx/floor':>9}  page faults per call: numpy/ddx/1 thread/malloc as is")
     for n in sizes_:
         got: dict = {name: [] for name in tools}
         for _ in range(rounds):  # the tools take turns, round by round
             for name, (code, env) in tools.items():
-                if n < 750_000 and name == "ddx 1 thread":
-                    continue  # (below parallel.MIN_SIZE ddx uses one thread anyway)
+                if n < 750_000 and name == "ddx 1 thread" or n < 100_000 and \
+                        name == "ddx, malloc as is":
+                    continue  # (one thread below parallel.MIN_SIZE; small arrays: no tuning)
                 got[name].append(run(code.format(root=str(ROOT), n=n, calls=CALLS[n]), env))
-        if not got["ddx 1 thread"]:
-            got["ddx 1 thread"] = got["ddx"]
+        for name in ("ddx 1 thread", "ddx, malloc as is"):
+            if not got[name]:
+                got[name] = got["ddx"]
         best = {name: min(rs) for name, rs in got.items()}
         floor = 48 * n / bw
         t_np, t_d, t_1 = best["numpy"][0], best["ddx"][0], best["ddx 1 thread"][0]
@@ -131,9 +135,11 @@ def sizes(rounds: int, sizes_: tuple = SIZES) -> dict:
         print(f"  {n:>10.0e} {fmt(t_np):>10} {fmt(t_d):>10} {t_d / t_np:>7.2f} {fmt(t_1):>10}"
               f" {t_1 / t_np:>6.2f} {fmt(floor):>9} {t_d / floor:>9.2f}  {faults}")
         ratios = sorted(r[0] / q[0] for r, q in zip(got["ddx"], got["numpy"]))
+        as_is = best["ddx, malloc as is"][0]
         print(f"  {'':>10} ratio ddx/numpy across rounds {ratios[0]:.2f}-{ratios[-1]:.2f};"
-              f" peak RSS numpy {best['numpy'][2] / 1024:.0f} MiB, ddx "
-              f"{best['ddx'][2] / 1024:.0f} MiB")
+              f" malloc as is {fmt(as_is)} ({as_is / t_np:.2f} of numpy); peak RSS numpy "
+              f"{best['numpy'][2] / 1024:.0f} MiB, ddx {best['ddx'][2] / 1024:.0f} MiB "
+              f"(malloc as is {best['ddx, malloc as is'][2] / 1024:.0f} MiB)")
         found[n] = (best, floor)
     print("  targets: <= 2x numpy at 1e3; <= 1x from 1e4; beats numpy at 1e6; "
           "<= 1.5x the floor at 1e7")
@@ -151,13 +157,14 @@ def step(text):
 for text in ("sum((w*x+b)^2)", "(w*x+b)^2"):
     for _ in range(2000):
         step(text)
-    times = []
+    times, cpu = [], []
     for _ in range(20):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         for _ in range(500):
             step(text)
         times.append((time.perf_counter() - t) / 500)
-    print(min(times), sorted(times)[10])
+        cpu.append((time.thread_time() - c) / 500)
+    print(sorted(times)[10], sorted(cpu)[10])
 """
 
 
@@ -166,8 +173,10 @@ def overhead(rounds: int) -> None:
           "fixed cost of a call")
     got = [run(OVERHEAD.format(root=str(ROOT))) for _ in range(rounds)]
     for k, text in enumerate(("sum((w*x+b)^2) (4 ops)", "(w*x+b)^2 (3 ops)")):
-        medians = sorted(r[2 * k + 1] for r in got)
-        print(f"  {text:<24} {fmt(medians[0]):>9} (rounds {fmt(medians[0])}-{fmt(medians[-1])})"
+        wall = sorted(r[2 * k] for r in got)
+        cpu = sorted(r[2 * k + 1] for r in got)
+        print(f"  {text:<24} {fmt(wall[0]):>9} wall, {fmt(cpu[0])} CPU (thread time: what a "
+              f"loaded machine does not add; rounds {fmt(wall[0])}-{fmt(wall[-1])})"
               f"{'   target < 10 µs' if k == 0 else ''}")
 
 
@@ -217,7 +226,7 @@ n = {n}
 text = "(" * (n // 2) + "x" + "".join(f" * {{1 + (i % 7) * 1e-6!r}} + {{i % 5}})"
                                       for i in range(n // 2))
 t0 = time.perf_counter()
-import ddx
+import ddx, ddx.app.api, ddx.replay.lean  # (the modules a call needs: their import is not its cost)
 def step():
     g = ddx.trace(text, x=0.5)
     g.backward()
@@ -237,10 +246,14 @@ print(t_first, min(times), time.perf_counter() - t0)
 
 
 def diskcache(n: int) -> None:
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "ddx"), quiet=1)  # as installed: bytecode written
     print(f"\n[diskcache] a {n}-op text in new processes: the first call cold, then again with "
           "the template disk cache warm, and in-process replays")
     with tempfile.TemporaryDirectory() as home:
         env = {**ENV1, "XDG_CACHE_HOME": home}
+        env.pop("DDX_TEMPLATE_CACHE", None)  # (the documented place: $XDG_CACHE_HOME/ddx)
         code = DISK.format(root=str(ROOT), n=n)
         cold = run(code, env)
         warm = [run(code, env) for _ in range(2)]

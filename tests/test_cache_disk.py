@@ -302,3 +302,17 @@ def test_the_folder_honours_xdg_cache_home(monkeypatch, tmp_path):
     assert diskcache.directory() == str(tmp_path / "home" / ".cache" / "ddx" / "templates")
     monkeypatch.setenv("DDX_TEMPLATE_CACHE", "1")
     assert diskcache.directory() == str(tmp_path / "home" / ".cache" / "ddx" / "templates")
+
+
+def test_a_template_of_large_arrays_from_the_disk_reuses_buffers(cache):
+    from ddx.replay import plan as plan_module
+
+    n = plan_module.SMALL + 1
+    text = " + ".join(f"sum((w*x + {i})^2)" for i in range(200))
+    bindings = {"w": np.full(n, 0.5), "x": np.full(n, 2.0)}
+    names, shapes, arrays = _inputs(bindings)
+    fresh = compile_source(text, names, shapes, F64)
+    kept = diskcache.load(text, names, shapes)
+    assert kept.plan == 0  # (decided on its first run: LARGE, as a fresh compile's)
+    assert _run(kept, arrays) == _run(fresh, arrays)
+    assert kept.plan == fresh.plan == 2

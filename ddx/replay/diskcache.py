@@ -307,7 +307,10 @@ def _decode(data: bytes, key: str, source: str, names: list[str], shapes: list[t
     plan = _plan(template, cols, k, a, b, kws, table_of)
     if plan is None:
         return None
-    template.plan = plan
+    from .plan import Plan
+
+    if Plan.fits(template):  # (large arrays replay by BufferReuse's path, not a Plan)
+        template.plan = plan
     try:
         os.utime(path)  # (recently used: pruned last)
     except OSError:
