@@ -60,6 +60,16 @@ def _broadcast(ev: Evaluating, node: Ast, a: Tensor, b: Tensor, warn: bool = Tru
                         "to broadcasting. Please ensure they have the same size.")
 
 
+def _expanded(ev: Evaluating, node: Ast, tensors: list, every: bool = False) -> list:
+    """torch.broadcast_tensors (every=False: only the ones whose shape changes get an
+    ExpandBackward0) / expand_outplace (every=True: all of them, once any shape differs)."""
+    shape = tuple(np.broadcast_shapes(*[t.shape for t in tensors]))
+    if all(t.shape == shape for t in tensors):
+        return tensors
+    return [t if t.shape == shape and not every else
+            ev.op("expand", node, [t], {"shape": shape}) for t in tensors]
+
+
 def _not_differentiable(node: Ast, t: Tensor | None, fn: str, arg: str) -> None:
     if t is not None and t.requires_grad:
         raise DdxRuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
@@ -110,13 +120,13 @@ def _pointwise(name: str, param: str | None = None, default: float = 1.0):
             if v != default:
                 extra[param] = v
         _broadcast(ev, node, a, b)
-        return ev.op(name, node, [a, b], extra)
+        return ev.op(name, node, _expanded(ev, node, [a, b]), extra)
     return call
 
 
 def _l1(ev: Evaluating, node: Ast, a: Tensor, b: Tensor, reduction: str) -> Tensor:
     _broadcast(ev, node, a, b)
-    r = ev.op("abs", node, [ev.op("sub", node, [a, b])])
+    r = ev.op("abs", node, [ev.op("sub", node, _expanded(ev, node, [a, b]))])
     return r if reduction == "none" else ev.op(reduction, node, [r])
 
 
@@ -274,9 +284,7 @@ def _cross_entropy(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     ignored = target.value == ignore
     smooth = ev.op("neg", node, [ev.op("sum", node, [logp], {"dim": (cd,)},
                                        grad_fn="SumBackward1")])
-    mask = Tensor(ignored)
-    mask.const = True
-    smooth = ev.op("masked_fill", node, [smooth, mask], {"value": 0.0})
+    smooth = ev.op("masked_fill", node, [smooth], {"mask": _nested(ignored), "value": 0.0})
     if reduction == "mean":
         kept = weak(float(ignored.size - np.count_nonzero(ignored)))
         smooth = ev.op("div", node, [ev.op("sum", node, [smooth]), kept])
@@ -284,6 +292,16 @@ def _cross_entropy(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         smooth = ev.op("sum", node, [smooth])
     return ev.op("add", node, [_scaled(ev, node, loss, 1 - eps),
                                _scaled(ev, node, smooth, eps / classes)])
+
+
+def _nested(mask: np.ndarray):
+    """A bool array as nested tuples (a row's keyword arguments are hashable), innermost first."""
+    if not mask.ndim:
+        return bool(mask)
+    items: list = [bool(v) for v in mask.reshape(-1)]
+    for n in reversed(mask.shape[1:]):
+        items = [tuple(items[i:i + n]) for i in range(0, len(items), n)]
+    return tuple(items)
 
 
 def _soft_targets(ev, node, logp, target, w, eps, classes, cd, reduction) -> Tensor:
@@ -314,7 +332,7 @@ def _kl_div(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     t = _tensor(node, given["target"], "target")
     reduction = _reduction(node, given, REDUCTIONS + ("batchmean",))
     log_target = truth_arg(node, "log_target", given.get("log_target", False))
-    _broadcast(ev, node, x, t, warn=False)
+    _broadcast(ev, node, t, x, warn=False)  # (PyTorch's order: target * input)
     if log_target:
         loss = ev.op("mul", node, [ev.op("exp", node, [t]), ev.op("sub", node, [t, x])])
     else:
@@ -346,9 +364,7 @@ def _cosine_similarity(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tenso
         raise DdxShapeError("cosine_similarity needs tensors with at least one dim",
                             start=node.pos, end=node.end)
     parts = []
-    for t in (a, b):
-        if t.shape != shape:
-            t = ev.op("expand", node, [t], {"shape": tuple(shape)})
+    for t in _expanded(ev, node, [a, b], every=True):
         n = ev.op("norm", node, [t], {"dim": (d,), "keepdim": True}, grad_fn="LinalgVectorNormBackward0")
         parts.append(ev.op("div", node, [t, ev.op("clamped", node, [n], {"eps": eps})]))
     return ev.op("sum", node, [ev.op("mul", node, parts)], {"dim": (d,)}, grad_fn="SumBackward1")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 LOG_FLOOR = -100.0  # PyTorch's binary_cross_entropy clamps its logs here
-EPSILON = 1e-12  # and its gradient's denominator here
+EPSILON = float(np.float32(1e-12))  # and its gradient's denominator here (a C++ float)
 
 
 def _axis(a, dim):
@@ -146,8 +146,9 @@ def _bce_dx(x, t, *rest):
 
 
 def _bce_dt(x, t, *rest):
+    # PyTorch's binary_cross_entropy_target_backward: -logit(x), not clamped (inf at 0 and 1)
     with np.errstate(divide="ignore"):
-        return _w(rest) * (np.maximum(np.log(1 - x), LOG_FLOOR) - np.maximum(np.log(x), LOG_FLOOR))
+        return _w(rest) * -np.log(x / (1 - x))
 
 
 BCE = pointwise(_bce, _bce_dx, _bce_dt)
