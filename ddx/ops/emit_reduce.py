@@ -52,10 +52,15 @@ def emit_var(name: str):
     return emit
 
 
+def _number(v: float) -> str:
+    """A float as Python source: inf is float('inf')."""
+    return repr(v) if math.isfinite(v) else f"float('{v!r}')"
+
+
 def emit_norm(args, t, lib):
     p = t.kw.get("p", 2.0)
     if lib == "torch":
-        return f"torch.linalg.vector_norm({args[0]}, ord={p!r}{_tail(t.kw, lib)})"
+        return f"torch.linalg.vector_norm({args[0]}, ord={_number(p)}{_tail(t.kw, lib, ())})"
     a = args[0]
     dim = t.kw.get("dim")
     axis = f", axis={dim!r}" if dim is not None else ""
