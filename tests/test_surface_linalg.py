@@ -385,3 +385,16 @@ def test_ddx_run_script_prints_pytorchs_reprs():
     assert lines[3] == "'TransposeBackward0'"
     assert lines[4].startswith("<PermuteBackward0 object at ")
     assert lines[5] == "'TBackward0'"
+
+
+@pytest.mark.parametrize("args, torch_args", [
+    ("", ""), (", 'fro'", ", 'fro'"), (", 1", ", 1"), (", -1", ", -1"),
+    (", inf", ", float('inf')"), (", -inf", ", -float('inf')"),
+    (", 1, keepdim=True", ", 1, keepdim=True"),
+    (", inf, (2, 0)", ", float('inf'), (2, 0)"), (", -1, (-1, 0), True", ", -1, (-1, 0), True"),
+])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_matrix_norm_matches_pytorch(args, torch_args, dtype):
+    torch = torch_or_skip()
+    fn = eval(f"lambda x: torch.linalg.matrix_norm(x{torch_args})", {"torch": torch})  # noqa: S307
+    agree(f"torch.linalg.matrix_norm(x{args})", fn, values_for({"x": (2, 3, 4)}, args), dtype)

@@ -275,10 +275,12 @@ CALLERS: dict = {"dot": call_dot, "mv": call_mv, "mm": call_mm, "bmm": call_bmm,
 NAMED: dict = {"einsum": calls_matrix.call_einsum, "matmul": call_matmul,
                "outer": call_outer, "ger": call_outer, "diag": calls_matrix.call_diag,
                "T_attr": call_T, "mT_attr": call_mT, "mH_attr": call_mT, "H_attr": call_mT,
-               "adjoint": call_mT, **calls_select.NAMED}
+               "adjoint": call_mT, "matrix_norm": calls_matrix.call_matrix_norm,
+               **calls_select.NAMED}
 NAMED_SPACES: dict = {"matmul": ("torch", "Tensor", "linalg"), "T_attr": (), "mT_attr": (),
                       "mH_attr": (), "H_attr": (), "outer": ("torch", "Tensor"),
                       "ger": ("torch", "Tensor"), "diag": ("torch", "Tensor"),
-                      "adjoint": ("torch", "Tensor"), **calls_select.NAMED_SPACES}
+                      "adjoint": ("torch", "Tensor"), "matrix_norm": ("linalg",),
+                      **calls_select.NAMED_SPACES}
 KINDS: dict = {}
 LISTS: set = {"einsum"}

@@ -18,6 +18,7 @@ from ..ops.rows_linalg import einsum_op
 from .args import Evaluating, bind
 from .calls_shape import dim_of, fail, int_list, tensor_arg
 from .tensor import Tensor
+from .values import weak
 
 
 def _two(ev: Evaluating, node: Ast, args: list, kw: dict, names: tuple):
@@ -142,6 +143,40 @@ def call_einsum(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         raise fail(node, sizes, DdxShapeError)
     return ev.op(einsum_op(len(xs)).name, node, xs, {"equation": ",".join(ins) + "->" + out},
                  grad_fn=einsum_grad_fn(ins, out))
+
+
+def call_matrix_norm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """torch.linalg.matrix_norm: 'fro' is the vector norm over the two matrix dims; 1, -1,
+    inf, -inf the largest or smallest column or row sum of |A| (the nodes PyTorch records)."""
+    given = bind(node, args, kw, ("A", "ord", "dim", "keepdim"))
+    a = tensor_arg(ev, node, given["A"])
+    if a.value.ndim < 2:
+        raise fail(node, "linalg.matrix_norm: The input tensor A must have at least 2 "
+                         "dimensions.", DdxShapeError)
+    order = given.get("ord", "fro")
+    if isinstance(order, Tensor) and order.weak:
+        order = float(order.value)
+    dims = given.get("dim", (weak(-2), weak(-1)))
+    if not isinstance(dims, (tuple, list)) or len(dims) != 2:
+        raise fail(node, "linalg.matrix_norm: dim must be a 2-tuple. Got "
+                         f"{list(dims) if isinstance(dims, (tuple, list)) else dims}")
+    d0, d1 = (dim_of(ev, node, d, a.value.ndim) for d in dims)
+    keep = given.get("keepdim", False)
+    pos = node.pos
+    if order == "fro":
+        return ev.functions["vector_norm"](ev, node, [a, weak(2), (weak(d0), weak(d1))],
+                                           {"keepdim": (keep, pos)})
+    if order not in (1.0, -1.0, np.inf, -np.inf):
+        raise fail(node, f"linalg.matrix_norm: ord={order!r} is not supported by ddx (its "
+                         "'fro', 1, -1, inf and -inf are)", DdxTypeError)
+    summed, other = (d0, d1) if abs(order) == 1 else (d1, d0)
+    keeping = keep is True or (isinstance(keep, Tensor) and bool(keep.value))
+    if not keeping and summed < other:
+        other -= 1  # (the first reduction took a dim before it away)
+    sums = ev.functions["vector_norm"](ev, node, [a, weak(1), weak(summed)],
+                                       {"keepdim": (keeping, pos)})
+    pick = "amax" if order > 0 else "amin"
+    return ev.functions[pick](ev, node, [sums, weak(other)], {"keepdim": (keeping, pos)})
 
 
 CALLERS: dict = {"trace": call_trace, "diagonal": call_diagonal,
