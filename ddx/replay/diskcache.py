@@ -83,7 +83,13 @@ def _column(values: list, header: dict, name: str, parts: list[bytes]) -> None:
     if arr.size and -(1 << 31) <= int(arr.min()) and int(arr.max()) < (1 << 31):
         arr = arr.astype(np.int32)
     header["columns"].append([name, arr.dtype.str, int(arr.size)])
-    parts.append(arr.tobytes())
+    parts.append(_padded(arr.tobytes()))
+
+
+def _padded(raw: bytes) -> bytes:
+    """``raw`` padded to whole 8-byte words: every column starts aligned (numpy reads an
+    unaligned column element by element, some 50 times slower)."""
+    return raw + bytes(-len(raw) % 8)
 
 
 def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> None:
@@ -130,6 +136,7 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
         header["columns"].append(["floats", floats.dtype.str, int(floats.size)])
         parts.append(floats.tobytes())
         head = json.dumps(header).encode()
+        head += b" " * (-(len(MAGIC) + 32 + 8 + len(head)) % 8)  # (the columns: aligned)
         body = len(head).to_bytes(8, "little") + head + b"".join(parts)
         import hashlib
 
@@ -254,8 +261,8 @@ def _decode(data: bytes, key: str, source: str, names: list[str], shapes: list[t
         if dtype not in ("<i4", "<i8", "<f8"):
             return None
         arr = np.frombuffer(body, dtype=dtype, count=count, offset=at)
-        at += arr.nbytes
-        cols[name] = arr
+        at += arr.nbytes + (-arr.nbytes % 8)
+        cols[name] = arr if arr.flags.aligned else arr.copy()
     if at != len(body):
         return None
     k = len(names)
