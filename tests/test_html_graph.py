@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from exprgen import exprs, to_text
+from hypothesis import given, settings
 
 import ddx
 from ddx.engine.explain import local_text
@@ -363,3 +365,25 @@ def test_installed_package_ships_the_page_assets(tmp_path):
     assert "function layout()" in text and ".node.kind-leaf" in text
     assert [s["grad_fn"] for s in page_data(text)["steps"]] == \
         ["AddBackward0", "PowBackward0", "AddBackward0", "MulBackward0"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(exprs)
+def test_steps_cover_every_vjp_and_end_at_the_gradients(tree):
+    text = to_text(tree, parens=False)
+    t = ddx.Trace(text, {"a": 0.3, "b": -1.1, "c": 2.0}, lean=False)
+    if not t.output.requires_grad:
+        return
+    t.backward()
+    doc = document(t)
+    assert sum(len(s["edges"]) for s in doc["steps"]) == t.vjp_count
+    if t.output.grad_fn is None:  # the output is a leaf: nothing to step
+        assert doc["steps"] == []
+        return
+    final: dict[str, str] = {}
+    for s in doc["steps"]:
+        for e in s["edges"]:
+            final[doc["nodes"][e["input"]]["name"]] = e["total"]["text"]
+    for name, g in t.grads.items():
+        if g is not None:
+            assert final[name] == cell(g)["text"]
