@@ -6,6 +6,8 @@ error texts; and where PyTorch has each function."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from conftest import session_run, torch_or_skip
@@ -291,3 +293,31 @@ def test_functions_live_where_pytorch_has_them(name):
     want = tuple(s for s, m in (("torch", torch), ("Tensor", torch.Tensor),
                                 ("linalg", torch.linalg)) if hasattr(m, name))
     assert NAMED_SPACES.get(name, ("torch",)) == want
+
+
+# PyTorch's layouts: which of these reshapes is a view depends on the strides every op before
+# it leaves (a transpose, an elementwise op of differently laid out inputs, a roll, ...)
+LAYOUTS = ["(x.T * 2).reshape(6)", "(x.T + y).reshape(6)", "(y + x.T).reshape(6)",
+           "exp(x.T).reshape(6)", "(x.T * v).reshape(6)", "(v * x.T).reshape(6)",
+           "(x.T @ x).reshape(9)", "x.T[1:].reshape(4)", "x[:, 1:].T.reshape(4)",
+           "b.transpose(0, 1) @ y", "(b.transpose(0, 1) * 2) @ y", "b.permute(2, 0, 1).reshape(3, 8)",
+           "(b.permute(2, 0, 1) + 1).reshape(3, 8)", "x.T.unsqueeze(0).reshape(6)",
+           "x.unsqueeze(1).mT.reshape(6)", "x.expand(4, 2, 3).reshape(8, 3)", "v.expand(3, 2).reshape(6)",
+           "x.T.contiguous().view(6)", "x.T.flatten()", "b.mT @ b", "b @ b.mT", "y.T @ b.mT",
+           "torch.stack([x.T, y]).reshape(12)", "torch.cat([x.T, y], 1).reshape(12)",
+           "x.T.clone().reshape(6)", "x.T.flip(0).reshape(6)", "x.T.roll(1, 0).reshape(6)",
+           "x.T.tril().reshape(6)", "x.T.masked_fill(x.T > 0, 0.0).reshape(6)", "(x.T ** 2).reshape(6)",
+           "tanh(b.permute(2, 1, 0)).reshape(-1)", "x.T.repeat(1, 2).reshape(12)",
+           "x.t().squeeze().reshape(6)", "x.T.squeeze(0).reshape(6)", "b[:, 0] @ y", "b[..., 0].reshape(8)",
+           "(x.T + y.T.T).reshape(6)", "(y * 1 + x.T).flatten()", "(x.T - y).contiguous()"]
+
+
+@pytest.mark.parametrize("source", LAYOUTS)
+def test_reshapes_view_where_pytorchs_strides_allow(source):
+    torch = torch_or_skip()
+    values = values_for({"x": (2, 3), "y": (3, 2), "v": (2,), "b": (4, 2, 3)}, source)
+    used = {k: v for k, v in values.items()
+            if re.search(rf"\b{k}\b", source.replace("x.T", "x .T"))}
+    fn = eval(f"lambda {', '.join(used)}: {source}",  # noqa: S307 - the test's own text
+              {"torch": torch, "exp": torch.exp, "tanh": torch.tanh})
+    agree(source, fn, used)

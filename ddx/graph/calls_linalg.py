@@ -14,10 +14,9 @@ import numpy as np
 
 from ..errors import DdxShapeError, DdxTypeError
 from ..lang.tree import Ast
-from ..ops.kernels_shape import strides_of
 from . import calls_matrix, calls_select
 from .args import Evaluating, bind, check_arity
-from .calls_shape import dim_of, expand_to, fail, int_list, reshape_to, tensor_arg
+from .calls_shape import dim_of, expand_to, fail, int_list, layout, reshape_to, tensor_arg
 from .tensor import Tensor
 
 
@@ -76,6 +75,9 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
     first_larger = a.value.ndim >= b.value.ndim
     big = a.value if first_larger else np.swapaxes(b.value, -1, -2)
     small = b if first_larger else a
+    strides = layout(a) if first_larger else layout(b)
+    if not first_larger:
+        strides = strides[:-2] + (strides[-1], strides[-2])
     if not (big.ndim >= 3 and small.value.ndim <= 2):
         return False
     if small.requires_grad:
@@ -84,7 +86,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
         return False
     if big.size == 0:
         return True
-    shape, strides = big.shape, strides_of(big)
+    shape = big.shape
     return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
-from ..ops.kernels_shape import can_view, infer_shape, is_contiguous
+from ..ops import OPS
+from ..ops.kernels_shape import can_view, infer_shape, is_contiguous, iter_strides, strides_of
 from ..ops.rows_shape import cat_op, stack_dim_op
 from .args import Evaluating, as_tensor, bind, one_dim
 from .tensor import Tensor
@@ -75,10 +76,22 @@ def dims_of(ev: Evaluating, node: Ast, value: Any, ndim: int) -> tuple[int, ...]
 
 # --- reshaping ----------------------------------------------------------------------------------
 
+def layout(t: Tensor) -> tuple[int, ...]:
+    """The strides PyTorch's tensor would have: numpy's, but for an elementwise op of inputs
+    laid out differently (x.T + y), where PyTorch keeps the first input's layout."""
+    row = OPS.get(t.op)
+    if row is not None and row.elementwise and len(t.inputs) > 1:
+        ins = [s.value for s in t.inputs if not s.weak and s.value.ndim]
+        if len({(x.shape, strides_of(x)) for x in ins}) > 1:
+            return iter_strides([(x.shape, strides_of(x)) for x in ins], t.value.shape)
+    return strides_of(t.value)
+
+
 def reshape_to(ev: Evaluating, node: Ast, a: Tensor, shape: tuple[int, ...]) -> Tensor:
     """PyTorch's reshape: a view where the strides allow, else a contiguous clone and a view."""
-    if can_view(a.value, shape):
-        row = "view" if is_contiguous(a.value) else "reshape_alias"
+    strides = layout(a)
+    if can_view(a.value, shape, strides):
+        row = "view" if is_contiguous(a.value, strides) else "reshape_alias"
         return ev.op(row, node, [a], {"shape": shape})
     c = ev.op("clone", node, [a], {"contiguous": True})
     return ev.op("unsafe_view", node, [c], {"shape": shape})
@@ -104,7 +117,7 @@ def call_view(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     sizes = list(args[1:]) + ([kw["size"][0]] if "size" in kw else [])
     a = tensor_arg(ev, node, args[0])
     shape = _shape(ev, node, a, sizes)
-    if not can_view(a.value, shape):
+    if not can_view(a.value, shape, layout(a)):
         raise fail(node, "view size is not compatible with input tensor's size and stride (at "
                          "least one dimension spans across two contiguous subspaces). Use "
                          ".reshape(...) instead.")
@@ -130,7 +143,8 @@ def call_flatten(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 def call_contiguous(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     a = tensor_arg(ev, node, bind(node, args, kw, ("input", "memory_format"))["input"])
-    return a if is_contiguous(a.value) else ev.op("clone", node, [a], {"contiguous": True})
+    return a if is_contiguous(a.value, layout(a)) else ev.op("clone", node, [a],
+                                                              {"contiguous": True})
 
 
 def call_clone(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:

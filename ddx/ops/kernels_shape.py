@@ -36,13 +36,17 @@ def strides_of(a) -> tuple[int, ...]:
     return tuple(s // size for s in a.strides)
 
 
-def is_contiguous(a) -> bool:
+def is_contiguous(a, strides: tuple | None = None) -> bool:
     """PyTorch's is_contiguous(): dims of size 1 do not count, nor does an empty tensor."""
     a = np.asarray(a)
-    if a.size == 0:
+    return dense_in_order(a.shape, strides or strides_of(a))
+
+
+def dense_in_order(shape: tuple, strides: tuple) -> bool:
+    if 0 in shape:
         return True
     expected = 1
-    for n, s in zip(reversed(a.shape), reversed(strides_of(a))):
+    for n, s in zip(reversed(shape), reversed(strides)):
         if n != 1:
             if s != expected:
                 return False
@@ -50,10 +54,10 @@ def is_contiguous(a) -> bool:
     return True
 
 
-def can_view(a, newshape: tuple[int, ...]) -> bool:
+def can_view(a, newshape: tuple[int, ...], strides: tuple | None = None) -> bool:
     """Whether PyTorch's view(newshape) works on ``a`` (its computeStride succeeds)."""
     a = np.asarray(a)
-    old, stride = a.shape, strides_of(a)
+    old, stride = a.shape, strides or strides_of(a)
     if not old or a.size == 0:
         return True
     view_d = len(newshape) - 1
@@ -71,6 +75,53 @@ def can_view(a, newshape: tuple[int, ...]) -> bool:
                 base = stride[d - 1]
                 tensor_numel = view_numel = 1
     return view_d == -1
+
+
+def iter_strides(operands: list, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides PyTorch's TensorIterator gives an elementwise op's result, from its
+    operands' (shape, strides): contiguous if they all are, else their dims ordered as the
+    first operand with a preference orders them (reorder_dimensions). numpy's ufuncs keep an
+    input's layout too, but where the inputs' layouts differ they fall back to C order."""
+    nd = len(shape)
+    if all(dense_in_order(tuple(s), tuple(st)) for s, st in operands):
+        return _dense(shape, list(range(nd - 1, -1, -1)))
+    ops = []
+    for s, st in operands:
+        off = nd - len(s)
+        ops.append([0] * off + [0 if s[i] == 1 and shape[off + i] != 1 else st[i]
+                                for i in range(len(s))])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))  # fastest first
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return _dense(shape, perm)
+
+
+def _dense(shape, perm) -> tuple[int, ...]:
+    strides = [0] * len(shape)
+    step = 1
+    for d in perm:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
 
 
 def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...] | str:
@@ -211,7 +262,7 @@ def flip_back(g, o, a, *, dims):
 def rolled(a, *, shifts, dims):
     if not dims:
         return np.reshape(np.roll(np.reshape(a, -1), shifts[0]), np.shape(a))
-    return np.roll(a, shifts, axis=dims)
+    return np.ascontiguousarray(np.roll(a, shifts, axis=dims))  # (PyTorch's is contiguous)
 
 
 def roll_back(g, o, a, *, shifts, dims):
