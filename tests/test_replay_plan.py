@@ -33,6 +33,9 @@ PROGRAMS = [
      {"x": [1.0, -2.0, 3.0], "y": [[0.5], [0.25]]}),
     ("sum(sqrt(w*w + 1) - tanh(x) + sigmoid(b) * relu(x - b)) + (x^3.5 + x^-1.5)[0]",
      {"w": [0.3, 2.0, 1.0], "x": [0.7, 1.1, 2.5], "b": [0.1, -0.2, 0.3]}),
+    ("sum(maximum(A, x) * sum(A, dim=0)) + logsumexp(A @ x)",  # keywords, two-input rows
+     {"A": [[0.3, 2.0], [1.0, -0.5]], "x": [0.7, 1.1]}),
+    ("y = w*x; y = y + y; sum(y * y)", {"w": [1.0, 2.0], "x": 3.0}),  # a name used twice
 ]
 
 
