@@ -229,3 +229,24 @@ def test_y_ticks_sit_on_their_rows(height):
     assert "·" in zero  # the line y = 0 is drawn in the row labelled 0
     rows = [ln for ln in lines if "┤" in ln]
     assert len(rows) >= 2
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+def test_terminal_colour_and_no_color_in_a_real_terminal(no_color):
+    """On a terminal the derivatives are coloured braille; NO_COLOR gives plain glyphs."""
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update(TERM="xterm-256color", COLUMNS="80", LINES="40")
+    if no_color:
+        env["NO_COLOR"] = "1"
+    out = pexpect.run(f"{sys.executable} -m ddx plot 'x^2' x=-1:1", env=env, encoding="utf-8",
+                      timeout=60, dimensions=(40, 80))
+    assert "f(x) = x^2" in out
+    if no_color:
+        assert "\x1b[" not in out and "++ f′(x)" in out
+    else:
+        assert "\x1b[31m⣿⣿\x1b[0m f′(x)" in out and "++" not in out  # red braille
+    lines = [ln for ln in out.replace("\r", "").splitlines() if "┤" in ln or "│" in ln]
+    assert len(lines) == 16
