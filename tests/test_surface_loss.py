@@ -67,6 +67,12 @@ CASES = [
      lambda t, F, b: F.binary_cross_entropy_with_logits(
          b["x"], b["y"], weight=t.tensor([2., 1., 1., 3.]),
          pos_weight=t.tensor([1., 2., 0.5, 3.]), reduction="sum"), ("x", "y")),
+    ("torch.binary_cross_entropy_with_logits(x, y)",  # (aten's: reduction 0, 'none')
+     lambda t, F, b: t.binary_cross_entropy_with_logits(b["x"], b["y"]), ("x", "y")),
+    ("torch.binary_cross_entropy_with_logits(x, y, None, None, 2)",
+     lambda t, F, b: t.binary_cross_entropy_with_logits(b["x"], b["y"], None, None, 2), ("x", "y")),
+    ("F.softmax(x, 1, dtype=torch.DTYPE)",  # (the input's own)
+     lambda t, F, b: F.softmax(b["x"], 1, dtype=b["x"].dtype), ("x",)),
     ("F.binary_cross_entropy_with_logits(x, y, weight=torch.tensor([2., 1., 1., 3.]), "
      "reduction='none')",
      lambda t, F, b: F.binary_cross_entropy_with_logits(
@@ -155,7 +161,7 @@ def test_value_gradients_and_graph_match_pytorch(source, fn, names, dtype):
     finally:
         torch.set_default_dtype(torch.float64)
     out.backward(torch.ones_like(out))
-    g = ddx.trace(source, dtype=dtype, **values)
+    g = ddx.trace(source.replace("DTYPE", dtype), dtype=dtype, **values)
     assert g.output.value.dtype == np.dtype(dtype)
     assert g.output.grad_fn.name == out.grad_fn.name(), source
     assert sorted(t.grad_fn.name for t in g.nodes if t.grad_fn is not None) == \

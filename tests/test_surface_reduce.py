@@ -65,6 +65,10 @@ DIFFERENTIABLE = [
     ("x.norm(p=1.5, dim=(0, 1))", lambda t, x: x.norm(p=1.5, dim=(0, 1))),
     ("torch.linalg.vector_norm(x, ord=3, dim=1)", lambda t, x: t.linalg.vector_norm(x, ord=3, dim=1)),
     ("torch.linalg.norm(x)", lambda t, x: t.linalg.norm(x)),
+    ("torch.linalg.norm(x, 'fro')", lambda t, x: t.linalg.norm(x, "fro")),
+    ("torch.linalg.norm(x, 1, dim=1)", lambda t, x: t.linalg.norm(x, 1, dim=1)),
+    ("torch.linalg.norm(x[0], ord=inf)", lambda t, x: t.linalg.norm(x[0], ord=float("inf"))),
+    ("x.sum(1, dtype=torch.DTYPE)", lambda t, x: x.sum(1, dtype=x.dtype)),  # (the input's)
     ("x.logsumexp(1)", lambda t, x: x.logsumexp(1)),
     ("torch.logsumexp(x, (0, 1), keepdim=True)", lambda t, x: t.logsumexp(x, (0, 1), keepdim=True)),
     ("torch.special.logsumexp(x, dim=0)", lambda t, x: t.special.logsumexp(x, dim=0)),
@@ -99,7 +103,7 @@ def test_value_gradient_and_grad_fn_match_pytorch(source, fn, point, dtype):
     torch = torch_or_skip()
     x = POINTS[point]
     xt, out = _torch_result(torch, fn, x, dtype)
-    g = ddx.trace(source, dtype=dtype, x=x)
+    g = ddx.trace(source.replace("DTYPE", dtype), dtype=dtype, x=x)
     assert g.output.value.dtype == np.dtype(dtype)
     assert g.output.grad_fn.name == out.grad_fn.name(), source
     assert g.output.value.shape == tuple(out.shape)
@@ -257,3 +261,17 @@ def test_functions_that_are_not_one_row_live_where_pytorch_has_them():
     for name in ("vector_norm", "cross_entropy", "l1_loss", "kl_div", "cosine_similarity"):
         for space in NAMED_SPACES[name]:
             assert hasattr(modules[space], name), (name, space)
+
+
+def test_a_matrix_norm_is_not_supported_and_not_a_wrong_vector_norm(run):
+    """torch.linalg.norm(A, 1) is the matrix 1-norm; torch.norm(A, 1) the 1-norm of the entries."""
+    code, _, err = run("torch.linalg.norm(x, 1)", "x=[[1,-2],[3,4]]")
+    assert code == 1 and "is not supported by ddx" in err
+    code, out, _ = run("torch.norm(x, 1)", "x=[[1,-2],[3,4]]", "--json")
+    assert code == 0 and json.loads(out)["value"] == 10.0
+
+
+def test_a_dtype_that_casts_inside_the_op_is_not_supported(run):
+    code, _, err = run("x.sum(dtype=torch.float32)", "x=[1, 2]")
+    assert code == 1 and "sum(dtype=torch.float32) of a float64 tensor" in err \
+        and "not supported by ddx" in err

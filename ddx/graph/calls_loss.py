@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError, DdxValueError
+from ..errors import DdxNameError, DdxRuntimeError, DdxShapeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
 from .args import Evaluating, as_tensor, bind, number, one_dim, truth_arg
 from .record import WARNINGS
@@ -70,6 +70,20 @@ def _expanded(ev: Evaluating, node: Ast, tensors: list, every: bool = False) -> 
             ev.op("expand", node, [t], {"shape": shape}) for t in tensors]
 
 
+def same_dtype(node: Ast, a: Tensor, value: Any) -> None:
+    """``dtype=``: PyTorch casts inside the op; ddx takes the input's own dtype only."""
+    if value is None:
+        return
+    want = getattr(value, "np", None)
+    if want is None:
+        raise DdxTypeError(f"{node.value}(): argument 'dtype' must be torch.dtype, not "
+                           f"{type_name(value)}", start=node.pos, end=node.end)
+    if want != a.value.dtype:
+        raise DdxNameError(f"{node.value}(dtype=torch.{want.name}) of a {a.value.dtype.name} "
+                           "tensor (a cast inside the op) is not supported by ddx; cast the "
+                           "input first", start=node.pos, end=node.end)
+
+
 def _not_differentiable(node: Ast, t: Tensor | None, fn: str, arg: str) -> None:
     if t is not None and t.requires_grad:
         raise DdxRuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
@@ -84,6 +98,7 @@ def _softmax(name: str):
         a = as_tensor(ev, node, given["input"])
         if a.weak or a.value.dtype.kind != "f":
             a = Tensor(np.asarray(a.value, dtype=ev.dtype))
+        same_dtype(node, a, given.get("dtype"))
         dim = given.get("dim")
         if dim is None:  # PyTorch's _get_softmax_dim, with its warning
             d = 0 if a.value.ndim in (0, 1, 3) else 1
@@ -159,9 +174,25 @@ def _bce(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("binary_cross_entropy_weight", node, [a, b, w], extra)
 
 
+def _called_in_torch(node: Ast) -> bool:
+    """torch.binary_cross_entropy_with_logits is aten's: reduction an int, default 0 ('none')."""
+    return node.kind == "method" and bool(node.kids) and node.kids[0].kind == "name" and \
+        node.kids[0].value == "torch"
+
+
 def _bce_logits(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    given = bind(node, args, kw, ("input", "target", "weight") + _LEGACY +
-                 ("reduction", "pos_weight"), required=2)
+    if _called_in_torch(node):
+        given = bind(node, args, kw, ("input", "target", "weight", "pos_weight", "reduction"),
+                     required=2)
+        r = given.get("reduction")
+        r = 0 if r is None else ev.int_arg(r, node)
+        if r not in (0, 1, 2):
+            raise DdxValueError(f"{r} is not a valid value for reduction", start=node.pos,
+                                end=node.end)
+        given["reduction"] = REDUCTIONS[(2, 0, 1)[r]]  # (aten's enum: none, mean, sum)
+    else:
+        given = bind(node, args, kw, ("input", "target", "weight") + _LEGACY +
+                     ("reduction", "pos_weight"), required=2)
     a = _tensor(node, given["input"], "input")
     b = _tensor(node, given["target"], "target")
     reduction = _reduction(node, given)

@@ -18,6 +18,7 @@ from ..lang.tree import Ast
 from ..ops import OPS
 from . import calls_loss
 from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
+from .calls_loss import same_dtype
 from .tensor import Tensor
 from .values import type_name
 
@@ -81,8 +82,9 @@ def _record(ev, name: str, node: Ast, a: Tensor, dim, keepdim: bool, extra: dict
 def reduction(name: str, needs_float: bool = False):
     """sum mean amax amin logsumexp all any: (input, dim=None, keepdim=False)."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        given = bind(node, args, kw, ("input", "dim", "keepdim"))
+        given = bind(node, args, kw, ("input", "dim", "keepdim", "dtype"))
         a = reduced_input(ev, node, given["input"])
+        same_dtype(node, a, given.get("dtype"))
         if needs_float:
             _floating(node, a, "{name}(): could not infer output dtype. Input dtype must be "
                                "either a floating point or complex dtype. Got: {dtype}")
@@ -95,8 +97,9 @@ def reduction(name: str, needs_float: bool = False):
 
 
 def _prod(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    given = bind(node, args, kw, ("input", "dim", "keepdim"))
+    given = bind(node, args, kw, ("input", "dim", "keepdim", "dtype"))
     a = reduced_input(ev, node, given["input"])
+    same_dtype(node, a, given.get("dtype"))
     dim = int_dim(ev, node, a, given.get("dim"))
     keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
     if not a.value.ndim:  # (a 0-d tensor's one dim is itself)
@@ -207,21 +210,34 @@ def _p_arg(node: Ast, value: Any) -> float:
                        f"{type_name(value)}", start=node.pos, end=node.end)
 
 
+def _called_as_linalg(node: Ast) -> bool:
+    """Whether the call is spelled torch.linalg.norm(...) (its ord on a matrix is a matrix norm)."""
+    return node.kind == "method" and bool(node.kids) and node.kids[0].kind == "attr" and \
+        node.kids[0].value == "linalg"
+
+
 def _norm_with(names: tuple):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        if "ord" in kw and "ord" not in names:  # torch.linalg.norm(x, ord=...): ord is p
-            kw = {("p" if k == "ord" else k): v for k, v in kw.items()}
-            order = kw["p"][0]
-            if args and np.ndim(getattr(args[0], "value", 0)) >= 2 and order not in ("fro", None) \
-                    and not isinstance(kw.get("dim", (None,))[0], Tensor):
+        linalg = names[1] == "p" and _called_as_linalg(node)
+        if linalg or ("ord" in kw and names[1] == "p"):  # linalg.norm(A, ord, dim, keepdim)
+            given = bind(node, args, kw, ("input", "ord", "dim", "keepdim"))
+            a = reduced_input(ev, node, given["input"])
+            order, dim = given.get("ord"), given.get("dim")
+            matrix = (dim is None and a.value.ndim == 2) or \
+                (isinstance(dim, (tuple, list)) and len(dim) == 2)
+            if order is not None and matrix and order != "fro":
                 raise DdxNameError("torch.linalg.norm of a matrix with ord (a matrix norm) is not "
                                    "supported by ddx; torch.linalg.vector_norm is",
                                    start=node.pos, end=node.end)
-        given = bind(node, args, kw, names)
+            given["p"] = given.pop("ord", None)
+        else:
+            given = bind(node, args, kw, names)
+            if names[1] == "ord":
+                given["p"] = given.pop("ord", None)
         a = reduced_input(ev, node, given["input"])
         _floating(node, a, "linalg.vector_norm: Expected a floating point or complex tensor "
                            "as input. Got {dtype}")
-        p = _p_arg(node, given.get(names[1]))
+        p = _p_arg(node, given.get("p"))
         dim = dim_arg(ev, node, a, given.get("dim"))
         keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
         if p < 0 and a.value.size == 0:
@@ -236,8 +252,9 @@ def _norm_with(names: tuple):
 def _cumulative(name: str):
     """cumsum/cumprod: (input, dim)."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        given = bind(node, args, kw, ("input", "dim"), required=2)
+        given = bind(node, args, kw, ("input", "dim", "dtype"), required=2)
         a = reduced_input(ev, node, given["input"])
+        same_dtype(node, a, given.get("dtype"))
         dim = int_dim(ev, node, a, given["dim"])
         return ev.op(name, node, [a], {"dim": dim})
     return call
