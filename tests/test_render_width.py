@@ -199,3 +199,23 @@ def test_the_number_format():
         assert max(map(len, got)) <= width
         assert NUMBER.findall(" ".join(got)) == [numbers.scalar(v) for v in a.tolist()]
     assert numbers.fitted(a, 6, 8) == ["…(7,)"]  # too narrow for one number: the shape
+
+
+@pytest.mark.parametrize("width", (40, 120))
+@pytest.mark.parametrize("name", ("seed", "mlp"))
+def test_in_a_real_terminal_with_colour_every_line_fits(name, width):
+    import os
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS")}
+    env["TERM"] = "xterm-256color"
+    child = pexpect.spawn(sys.executable, ["-m", "ddx", *EXAMPLES[name]], env=env,
+                          encoding="utf-8", timeout=60, dimensions=(50, width))
+    shown = child.read()
+    child.close()
+    assert child.exitstatus == 0, shown
+    assert "\x1b[" in shown  # a terminal: in colour
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "")
+    assert max(cell_len(line) for line in plain.split("\n")) <= width
+    assert "gradients of" in plain and "AccumulateGrad" in plain
