@@ -327,3 +327,51 @@ def test_pytorchs_warnings(run_json):
     code, doc, _ = run_json("F.softmax(x).sum()", "x=[[1, 2], [3, 4]]")
     assert code == 0 and any("Implicit dimension choice for softmax has been deprecated" in w
                              for w in doc["warnings"])
+
+
+IDIOMS = """\
+import torch
+import torch.nn.functional as F
+W = torch.tensor([[0.1, -0.2], [0.3, 0.4], [0.0, 0.1]], requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+X = torch.tensor([[1., 2], [0.5, -1], [2, 0]])
+y = torch.tensor([0, 2, 1])
+for i in range(3):
+    logits = X @ W.T + b
+    loss = F.cross_entropy(logits, y)
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+    W.grad.zero_()
+    b.grad.zero_()
+print(loss)
+print(W)
+p = torch.sigmoid(X @ W[0])
+l2 = F.binary_cross_entropy(p, torch.tensor([1., 0, 1]))
+l2.backward()
+print(l2)
+print(W.grad)
+h = torch.tanh(X @ W.T)
+l3 = F.mse_loss(h.sum(1), torch.tensor([0.5, -0.5, 1.0])) + F.l1_loss(h, torch.zeros(3, 3))
+l3.backward()
+print(l3)
+print(W.grad)
+"""
+
+
+def test_small_model_idioms_in_ddx_run_print_what_pytorch_prints(run, tmp_path):
+    """Softmax regression with cross_entropy (three steps of gradient descent), logistic
+    regression with binary_cross_entropy, a tanh layer with mse_loss + l1_loss."""
+    import contextlib
+    import io
+
+    torch_or_skip()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(IDIOMS, "<pytorch>", "exec"), {})  # noqa: S102 - the test's own script
+    script = tmp_path / "idioms.py"
+    script.write_text(IDIOMS)
+    code, got, err = run("run", str(script))
+    assert code == 0, err
+    assert got == out.getvalue()
