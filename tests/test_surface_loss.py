@@ -375,3 +375,29 @@ def test_small_model_idioms_in_ddx_run_print_what_pytorch_prints(run, tmp_path):
     code, got, err = run("run", str(script))
     assert code == 0, err
     assert got == out.getvalue()
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 4, 5), (2, 3, 2, 2, 2)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_losses_over_extra_dims_are_pytorchs_nll_loss2d(shape, reduction):
+    """(N, C, d1, ...): PyTorch's nll_loss2d on views (and a view back for 'none')."""
+    torch = torch_or_skip()
+    import torch.nn.functional as F
+
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape)
+    target = rng.integers(0, 3, (shape[0],) + shape[2:])
+    t = f"torch.tensor({target.tolist()})"
+    for source, fn in [
+            (f"F.cross_entropy(x, {t}, reduction='{reduction}')",
+             lambda v: F.cross_entropy(v, torch.tensor(target), reduction=reduction)),
+            (f"F.nll_loss(x, {t}, reduction='{reduction}', ignore_index=1)",
+             lambda v: F.nll_loss(v, torch.tensor(target), reduction=reduction, ignore_index=1))]:
+        xt = torch.tensor(x, requires_grad=True)
+        out = fn(xt)
+        out.backward(torch.ones_like(out))
+        g = ddx.trace(source, x=x)
+        g.backward(np.ones(g.output.value.shape))
+        assert sorted(n.grad_fn.name for n in g.nodes if n.grad_fn) == torch_grad_fns(out)
+        np.testing.assert_allclose(g.output.value, out.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(g.grads["x"], xt.grad.numpy(), rtol=1e-11, atol=1e-13)

@@ -263,12 +263,25 @@ def _nll_args(ev, node, given) -> tuple:
 
 
 def _nll(ev, node, x: Tensor, t: Tensor, w, ignore: int, reduction: str) -> Tensor:
+    """nll_loss; over extra dims (N, C, d1, ...) PyTorch's nll_loss2d, on views to
+    (N, C, d, 1) but for 4-D input, and a view back of the 'none' result."""
     kw = {"reduction": reduction} if reduction != "mean" else {}
     if ignore != -100:
         kw["ignore_index"] = ignore
-    if w is None:
-        return ev.op("nll_loss", node, [x, t], kw)
-    return ev.op("nll_loss_weight", node, [x, t, w], kw)
+    grad_fn = None
+    rest = x.shape[2:]
+    if len(rest) >= 1:
+        grad_fn = "NllLoss2DBackward0"
+        if len(rest) != 2:
+            flat = int(np.prod(rest))
+            x = ev.op("view", node, [x], {"shape": (x.shape[0], x.shape[1], flat, 1)})
+            t = Tensor(np.reshape(t.value, (t.shape[0], flat, 1)))
+            t.const = True
+    row = "nll_loss" if w is None else "nll_loss_weight"
+    out = ev.op(row, node, [x, t] if w is None else [x, t, w], kw, grad_fn=grad_fn)
+    if reduction == "none" and len(rest) not in (0, 2):
+        out = ev.op("view", node, [out], {"shape": (x.shape[0],) + tuple(rest)})
+    return out
 
 
 _NLL = ("input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction")
