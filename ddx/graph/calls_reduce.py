@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import DdxNameError, DdxRuntimeError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import OPS
-from . import calls_loss
+from . import calls_loss, calls_nll
 from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
 from .calls_loss import same_dtype
 from .tensor import Tensor
@@ -284,7 +284,8 @@ KINDS: dict = {}
 NAMED: dict = {"vector_norm": _norm_with(("input", "ord", "dim", "keepdim"))}
 NAMED_SPACES: dict = {"vector_norm": ("linalg",)}
 
-# softmax and the losses: their callers are in calls_loss.py
-CALLERS.update(calls_loss.CALLERS)
-NAMED.update(calls_loss.NAMED)
-NAMED_SPACES.update(calls_loss.NAMED_SPACES)
+# softmax and the losses: their callers are in calls_loss.py and calls_nll.py
+for _module in (calls_loss, calls_nll):
+    CALLERS.update(_module.CALLERS)
+    NAMED.update(_module.NAMED)
+    NAMED_SPACES.update(_module.NAMED_SPACES)
