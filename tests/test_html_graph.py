@@ -95,6 +95,17 @@ def test_folding_keeps_leaves_and_output_and_groups_the_chain():
     assert fold_groups(t.nodes[:10], set()) == []  # small graphs never fold
 
 
+def test_repeated_inputs_of_one_node_fold_into_one_group():
+    t = traced("sum([" + ", ".join(f"sin(x*{i})" for i in range(1, 170)) + "])", {"x": 0.5})
+    doc = document(t)
+    assert len(doc["nodes"]) == 510
+    [g] = doc["groups"]
+    assert g["size"] == 507 and g["name"] == "169 parts like sin(x*169)"
+    assert g["summary"] == "169 × constant, 169 × MulBackward0, 169 × SinBackward0"
+    names = [n["name"] for n in doc["nodes"] if n["id"] not in set(g["members"])]
+    assert names[0] == "x" and len(names) == 3  # x, the stack and the sum stay outside
+
+
 def test_page_is_self_contained_and_escapes_text():
     t = traced("(x < 2) * x + y", {"x": 1, "y": 3})
     text = to_html(t)

@@ -14,6 +14,7 @@ from ..textsafe import safe_text
 GRID_ROWS, GRID_COLS = 4, 4  # a value shows at most this many rows and columns, then '…'
 FOLD_FROM = 40  # graphs with more nodes than this fold their long chains
 CHAIN_MIN = 4  # ops in a chain before it folds
+REPEAT_MIN = 6  # inputs of one node that are the same computation before they fold
 
 
 def kind(view, t: Tensor) -> str:
@@ -168,10 +169,11 @@ def _flow(view, nodes: list[Tensor]) -> dict:
     return record
 
 
-def fold_groups(nodes: list[Tensor], keep: set[int]) -> list[list[int]]:
+def fold_groups(nodes: list[Tensor], keep: set[int]) -> list[tuple[list[int], int]]:
     """Groups of node indices to fold: each long chain of ops (each with one consumer, the next)
-    with every node that only the chain uses; the ids in ``keep`` (the output, the leaves that
-    require grad) stay outside. Nothing recursive: one pass from the output down."""
+    with every node that only the chain uses, then repeated inputs of one node; the ids in
+    ``keep`` (the output, the leaves that require grad) stay outside. Nothing recursive.
+    Each group comes with how many repeated parts it holds (0 for a chain)."""
     if len(nodes) <= FOLD_FROM:
         return []
     ids = {id(t): i for i, t in enumerate(nodes)}
@@ -210,14 +212,45 @@ def fold_groups(nodes: list[Tensor], keep: set[int]) -> list[list[int]]:
             g = owners.pop()
             group_of[i] = g
             groups[g].append(i)
-    return [sorted(g) for g in groups]
+    repeats: dict[int, int] = {}
+    _fold_repeats(nodes, ids, consumers, keep, group_of, groups, repeats)
+    return [(sorted(g), repeats.get(k, 0)) for k, g in enumerate(groups)]
+
+
+def _fold_repeats(nodes, ids, consumers, keep, group_of, groups, repeats) -> None:
+    """Repeated structure: many inputs of one node that are the same small computation
+    (``[sin(x*1), sin(x*2), ...]``), each with what only it uses, fold into one group."""
+    for c in range(len(nodes)):
+        if c in group_of:
+            continue
+        by_sig: dict[tuple, list[list[int]]] = {}
+        for s in dict.fromkeys(ids[id(t)] for t in nodes[c].inputs if id(t) in ids):
+            if s in group_of or s in keep or not nodes[s].inputs or len(consumers[s]) != 1:
+                continue
+            part, stack = [s], [s]
+            while stack:  # what only this input uses (explicit stack)
+                for u in nodes[stack.pop()].inputs:
+                    j = ids.get(id(u))
+                    if j is not None and j not in keep and j not in group_of and \
+                            len(consumers[j]) == 1 and j not in part:
+                        part.append(j)
+                        stack.append(j)
+            part.sort()
+            by_sig.setdefault(tuple(nodes[j].op for j in part), []).append(part)
+        for parts in by_sig.values():
+            if len(parts) >= REPEAT_MIN:
+                for p in parts:
+                    for j in p:
+                        group_of[j] = len(groups)
+                repeats[len(groups)] = len(parts)
+                groups.append([j for p in parts for j in p])
 
 
 def group_records(view, nodes: list[Tensor]) -> list[dict]:
     keep = {i for i, t in enumerate(nodes) if t is view.output or
             (not t.inputs and t.requires_grad)}
     out = []
-    for k, members in enumerate(fold_groups(nodes, keep)):
+    for k, (members, parts) in enumerate(fold_groups(nodes, keep)):
         names: dict[str, int] = {}
         for i in members:
             t = nodes[i]
@@ -228,7 +261,8 @@ def group_records(view, nodes: list[Tensor]) -> list[dict]:
         out.append({"id": k, "members": members, "size": len(members), "top": top,
                     "summary": ", ".join(f"{c} × {n}" for n, c in
                                          sorted(names.items(), key=lambda kv: -kv[1])),
-                    "name": label(nodes[top])})
+                    "name": (f"{parts} parts like {label(nodes[members[-1]])}" if parts
+                             else label(nodes[top]))})
     return out
 
 

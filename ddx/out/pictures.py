@@ -150,7 +150,8 @@ def to_dot(view) -> str:
         out.append(f'  {ids[id(t)]} [label={label}, shape={shape}, style="{style}", '
                    f'fillcolor="{FILL[k]}", color="{BORDER[k]}"];')
     for g in groups:
-        text = f"group {g['id'] + 1}: {g['size']} nodes (folded)\\n{g['summary']}\\nup to {g['name']}"
+        name = g["name"] if " parts like " in g["name"] else "up to " + g["name"]
+        text = f"group {g['id'] + 1}: {g['size']} nodes (folded)\\n{g['summary']}\\n{name}"
         out.append(f'  g{g["id"]} [label="{_dot_escape(text).replace(chr(92) * 2 + "n", chr(92) + "n")}", '
                    f'shape=box3d, fillcolor="{GROUP[0]}", color="{GROUP[1]}"];')
     for a, b in _edges(nodes, ids, False):
@@ -196,7 +197,8 @@ def to_mermaid(view) -> str:
         out.append(f'  {ids[id(t)]}{left}"{label}"{right}:::{k}')
     for g in groups:
         label = "<br/>".join(_mmd_escape(x) for x in (
-            f"group {g['id'] + 1}: {g['size']} nodes (folded)", g["summary"], f"up to {g['name']}"))
+            f"group {g['id'] + 1}: {g['size']} nodes (folded)", g["summary"],
+            g["name"] if " parts like " in g["name"] else f"up to {g['name']}"))
         out.append(f'  g{g["id"]}[["{label}"]]:::group')
     for a, b in _edges(nodes, ids, False):
         out.append(f"  {a} --> {b}")

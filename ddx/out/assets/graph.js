@@ -85,7 +85,7 @@
     d.dataset.group = g.id;
     d.appendChild(el("div", "nname", "▸ group " + (g.id + 1) + ": " + g.size + " nodes"));
     d.appendChild(el("div", "nop", g.summary));
-    d.appendChild(el("div", "summary", "up to " + g.name));
+    d.appendChild(el("div", "summary", (/ parts like /.test(g.name) ? "" : "up to ") + g.name));
     d.title = "click to unfold";
     d.addEventListener("click", function () { fold(g.id, false); });
     return d;
