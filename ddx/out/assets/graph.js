@@ -145,7 +145,12 @@
       for (l = top - 1; l >= 0; l--) { bary(rows[l], outs); index(); }
     }
     var size = {};
-    keys.forEach(function (k) { size[k] = { w: els[k].offsetWidth, h: els[k].offsetHeight }; });
+    keys.forEach(function (k) {
+      var r = els[k].getBoundingClientRect(), z = view.s || 1;  // (the stage is scaled)
+      size[k] = { w: Math.ceil(r.width / z) + 1, h: Math.ceil(r.height / z) };
+    });
+    // the widths stay as laid out: stepping changes the texts, never the layout
+    keys.forEach(function (k) { els[k].style.width = size[k].w + "px"; });
     var GAPX = 28, GAPY = 56, y = 0, widest = 0;
     var rowW = rows.map(function (r) {
       var w = 0; r.forEach(function (k) { w += size[k].w; }); return w + GAPX * Math.max(0, r.length - 1);
