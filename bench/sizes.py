@@ -5,6 +5,7 @@ time, and a large text in a new process with the template disk cache.
     python bench/sizes.py                  # everything (about two minutes)
     python bench/sizes.py --quick          # fewer rounds
     python bench/sizes.py --only sizes,startup,overhead,diskcache
+    python bench/sizes.py --against /path/to/another/checkout   # before and after, same rounds
 
 The baselines are fixed so that a ratio moves with ddx, not with the machine's load: hand
 numpy on one OpenBLAS thread, elementwise (no np.dot), each tool in its own process, the
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV1 = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # for every process here, ddx's and numpy's
 
 SIZES = (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
+AGAINST: list[Path] = []  # --against
 # calls timed per process: about a third of a second each
 CALLS = {1_000: 3000, 10_000: 1500, 100_000: 300, 1_000_000: 40, 10_000_000: 9}
 
@@ -43,14 +45,15 @@ def measure(step):
     for _ in range(max(3, calls // 10)):
         step()
     times = []
-    f0 = faults()
+    f0, c0 = faults(), time.process_time()
     for _ in range(calls):
         t = time.perf_counter()
         step()
         times.append(time.perf_counter() - t)
-    per = (faults() - f0) / calls
+    cpu = (time.process_time() - c0) / calls  # (user + system, every thread: the kernel's
+    per = (faults() - f0) / calls             # work for page faults included)
     times.sort()
-    print(times[len(times) // 2], per, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    print(times[len(times) // 2], per, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, cpu)
 """
 
 DDX_STEP = _COMMON + """
@@ -77,12 +80,13 @@ import time, numpy as np
 src = np.random.default_rng(0).standard_normal(4 * 10**7)  # 320 MB: far beyond any cache
 dst = np.empty_like(src)
 dst[...] = 0.0  # touched: no page faults in the copy
-times = []
+times, cpu = [], []
 for _ in range(7):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     np.copyto(dst, src)
     times.append(time.perf_counter() - t)
-print(2 * src.nbytes / min(times))  # bytes read + bytes written, per second
+    cpu.append(time.process_time() - c)
+print(2 * src.nbytes / min(times), 2 * src.nbytes / min(cpu))  # bytes read + written, per s
 """
 
 
@@ -98,8 +102,10 @@ def fmt(s: float) -> str:
     return f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} µs"
 
 
-def bandwidth() -> float:
-    return run(COPY)[0]
+def bandwidth(cpu: bool = False) -> float:
+    """Bytes per second of a large copy (read + write), by the clock or (``cpu``) by the
+    copying process's CPU time (what a loaded machine does not add)."""
+    return run(COPY)[1 if cpu else 0]
 
 
 def sizes(rounds: int, sizes_: tuple = SIZES) -> dict:
@@ -107,39 +113,55 @@ def sizes(rounds: int, sizes_: tuple = SIZES) -> dict:
     the better round of each, and every round's times."""
     print("\n[sizes] sum((w*x+b)^2) forward + backward, value and three gradients; "
           "OPENBLAS_NUM_THREADS=1 for both")
-    bw = bandwidth()
-    print(f"  memory bandwidth (large copy, read + write, one thread): {bw / 1e9:.1f} GB/s; "
-          "floor = 48 bytes per element at that rate")
-    tools = {"numpy": (NUMPY_STEP, ENV1), "ddx": (DDX_STEP, ENV1),
-             "ddx 1 thread": (DDX_STEP, {**ENV1, "DDX_NUM_THREADS": "1"}),
+    bw, bw_cpu = run(COPY)
+    print(f"  memory bandwidth (large copy, read + write, one thread): {bw / 1e9:.1f} GB/s by the "
+          f"clock, {bw_cpu / 1e9:.1f} GB/s by its CPU time; floor = 48 bytes per element at "
+          "that rate")
+    one = {**ENV1, "DDX_NUM_THREADS": "1"}
+    tools = {"numpy": (NUMPY_STEP, ENV1, ROOT), "ddx": (DDX_STEP, ENV1, ROOT),
+             "ddx 1 thread": (DDX_STEP, one, ROOT),
              # the other way: glibc's own thresholds (ddx/replay/allocator.py not applied)
-             "ddx, malloc as is": (DDX_STEP, {**ENV1, "DDX_MALLOC": "default"})}
+             "ddx, malloc as is": (DDX_STEP, {**ENV1, "DDX_MALLOC": "default"}, ROOT)}
+    if AGAINST:  # another checkout, on one thread, in the same rounds (a before and after)
+        tools["other"] = (DDX_STEP, one, AGAINST[0])
     found: dict = {}
     print(f"  {'n':>10} {'numpy':>10} {'ddx':>10} {'ddx/np':>7} {'1 thread':>10} {'/np':>6}"
           f" {'floor':>9} {'ddx/floor':>9}  page faults per call: numpy/ddx/1 thread/malloc as is")
     for n in sizes_:
         got: dict = {name: [] for name in tools}
         for _ in range(rounds):  # the tools take turns, round by round
-            for name, (code, env) in tools.items():
+            for name, (code, env, root) in tools.items():
                 if n < 750_000 and name == "ddx 1 thread" or n < 100_000 and \
                         name == "ddx, malloc as is":
                     continue  # (one thread below parallel.MIN_SIZE; small arrays: no tuning)
-                got[name].append(run(code.format(root=str(ROOT), n=n, calls=CALLS[n]), env))
+                got[name].append(run(code.format(root=str(root), n=n, calls=CALLS[n]), env))
         for name in ("ddx 1 thread", "ddx, malloc as is"):
             if not got[name]:
                 got[name] = got["ddx"]
         best = {name: min(rs) for name, rs in got.items()}
         floor = 48 * n / bw
         t_np, t_d, t_1 = best["numpy"][0], best["ddx"][0], best["ddx 1 thread"][0]
-        faults = "/".join(f"{best[k][1]:.0f}" for k in tools)
+        faults = "/".join(f"{best[k][1]:.0f}" for k in tools if k != "other")
         print(f"  {n:>10.0e} {fmt(t_np):>10} {fmt(t_d):>10} {t_d / t_np:>7.2f} {fmt(t_1):>10}"
               f" {t_1 / t_np:>6.2f} {fmt(floor):>9} {t_d / floor:>9.2f}  {faults}")
         ratios = sorted(r[0] / q[0] for r, q in zip(got["ddx"], got["numpy"]))
+        cpu = {name: min(r[3] for r in rs) for name, rs in got.items()}
+        floor_cpu = 48 * n / bw_cpu
+        print(f"  {'':>10} CPU per call (process time, one thread each: robust to a loaded "
+              f"machine): numpy {fmt(cpu['numpy'])}, ddx 1 thread {fmt(cpu['ddx 1 thread'])} "
+              f"({cpu['ddx 1 thread'] / cpu['numpy']:.2f}), malloc as is "
+              f"{fmt(cpu['ddx, malloc as is'])} ({cpu['ddx, malloc as is'] / cpu['numpy']:.2f});"
+              f" floor {fmt(floor_cpu)} ({cpu['ddx 1 thread'] / floor_cpu:.2f})")
         as_is = best["ddx, malloc as is"][0]
         print(f"  {'':>10} ratio ddx/numpy across rounds {ratios[0]:.2f}-{ratios[-1]:.2f};"
               f" malloc as is {fmt(as_is)} ({as_is / t_np:.2f} of numpy); peak RSS numpy "
               f"{best['numpy'][2] / 1024:.0f} MiB, ddx {best['ddx'][2] / 1024:.0f} MiB "
               f"(malloc as is {best['ddx, malloc as is'][2] / 1024:.0f} MiB)")
+        if AGAINST:
+            o = best["other"]
+            print(f"  {'':>10} {AGAINST[0]} on one thread: {fmt(o[0])} ({o[0] / t_np:.2f} of "
+                  f"numpy), CPU {fmt(cpu['other'])} ({cpu['other'] / cpu['numpy']:.2f}), "
+                  f"{o[1]:.0f} page faults per call")
         found[n] = (best, floor)
     print("  targets: <= 2x numpy at 1e3; <= 1x from 1e4; beats numpy at 1e6; "
           "<= 1.5x the floor at 1e7")
@@ -158,26 +180,34 @@ for text in ("sum((w*x+b)^2)", "(w*x+b)^2"):
     for _ in range(2000):
         step(text)
     times, cpu = [], []
-    for _ in range(20):
-        t, c = time.perf_counter(), time.thread_time()
+    for _ in range(20):  # per call, the median (a call the scheduler stopped is an outlier)
+        c = time.thread_time()
         for _ in range(500):
+            t = time.perf_counter()
             step(text)
-        times.append((time.perf_counter() - t) / 500)
+            times.append(time.perf_counter() - t)
         cpu.append((time.thread_time() - c) / 500)
-    print(sorted(times)[10], sorted(cpu)[10])
+    print(sorted(times)[len(times) // 2], sorted(cpu)[10])
 """
 
 
 def overhead(rounds: int) -> None:
     print("\n[overhead] ddx.trace + backward + grads on a text that repeats (scalars): the "
           "fixed cost of a call")
-    got = [run(OVERHEAD.format(root=str(ROOT))) for _ in range(rounds)]
+    roots = [ROOT] + AGAINST
+    runs = [[run(OVERHEAD.format(root=str(root))) for root in roots] for _ in range(rounds)]
+    for which, root in enumerate(roots):
+        if AGAINST:
+            print(f"  {root}:")
+        _overhead_lines([r[which] for r in runs])
+
+
+def _overhead_lines(got: list) -> None:
     for k, text in enumerate(("sum((w*x+b)^2) (4 ops)", "(w*x+b)^2 (3 ops)")):
         wall = sorted(r[2 * k] for r in got)
         cpu = sorted(r[2 * k + 1] for r in got)
-        print(f"  {text:<24} {fmt(wall[0]):>9} wall, {fmt(cpu[0])} CPU (thread time: what a "
-              f"loaded machine does not add; rounds {fmt(wall[0])}-{fmt(wall[-1])})"
-              f"{'   target < 10 µs' if k == 0 else ''}")
+        print(f"  {text:<24} {fmt(wall[0]):>9} a call (median; rounds {fmt(wall[0])}-"
+              f"{fmt(wall[-1])}), {fmt(cpu[0])} of CPU (thread time){'   target < 10 µs' if k == 0 else ''}")
 
 
 def cpu_of(argv: list[str], env: dict) -> tuple[float, float]:
@@ -273,7 +303,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default="sizes,overhead,startup,diskcache")
+    parser.add_argument("--against", type=Path, help="another ddx checkout, measured in the "
+                        "same rounds (sizes on one thread, and overhead): a before and after")
     args = parser.parse_args()
+    if args.against:
+        AGAINST.append(args.against.resolve())
     only = args.only.split(",")
     rounds = 2 if args.quick else 3
     with open("/proc/loadavg") as fh:
