@@ -237,8 +237,8 @@ def split_bindings(args: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 def near_misses(expr: str, bindings: dict) -> list[str]:
     """Warnings for names the expression uses without a value that are close to a bound name
     it does not use: a typo, most likely (``sin(X) x=1``)."""
-    if not bindings:
-        return []
+    if not bindings or all(re.search(rf"(?<![\w.]){re.escape(b)}(?!\w)", expr) for b in bindings):
+        return []  # every bound name appears: nothing to parse a second time for
     try:
         from ..graph.functions import FUNCTIONS
         from ..graph.values import CONSTANTS
