@@ -314,7 +314,7 @@ def _is_option(name: str, value: Any) -> bool:
             isinstance(value, (list, tuple, set, frozenset))
             and all(isinstance(v, str) for v in value))
     if name == "dtype":
-        return isinstance(value, str)
+        return isinstance(value, (str, type, np.dtype))
     return isinstance(value, bool)
 
 
