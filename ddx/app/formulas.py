@@ -20,11 +20,11 @@ def _avoid(trace) -> set[str]:
     return set(trace.evaluator.env) | {"e", "pi"}
 
 
-def write(syms: list, avoid: set[str], use_sympy: bool) -> dict:
+def write(syms: list, avoid: set[str], use_sympy: bool, variables=frozenset()) -> dict:
     """Texts for formulas (valid ddx input): ``inline`` (None when too large), ``shared``
     (let-statements and the formulas in their names, or None when nothing is shared),
     ``exprs`` (SymPy's, when used) and how they were simplified."""
-    names = frozenset(avoid)
+    names = frozenset(variables)
     tree = sum(engine.tree_ops(s) for s in syms)
     out: dict = {"tree_ops": tree, "dag_ops": engine.dag_ops(syms), "exprs": None,
                  "simplified": None}
@@ -85,7 +85,7 @@ def derive(d, trace, bindings: dict, unbound: dict, want: list, dtype: str, swel
             if g is None or var not in g.grads:
                 text = "0"
                 break
-            w = write([g.grads[var]], avoid, d.sympy)
+            w = write([g.grads[var]], avoid, d.sympy, set(t.evaluator.env))
             text = w["inline"][0] if w["inline"] is not None else program(
                 w["shared"]["let"], w["shared"]["formulas"][0])
             if k + 1 < len(steps):
@@ -99,7 +99,7 @@ def derive(d, trace, bindings: dict, unbound: dict, want: list, dtype: str, swel
         names = list(d.wanted)
         syms = [grad.grads[v] if grad is not None and v in grad.grads else
                 symbolic.number(0.0) for v in names]
-        w = write(syms, avoid, d.sympy)
+        w = write(syms, avoid, d.sympy, set(trace.evaluator.env))
         for k, v in enumerate(names):
             formulas[v] = w["inline"][k] if w["inline"] is not None else program(
                 w["shared"]["let"], w["shared"]["formulas"][k])
@@ -127,7 +127,8 @@ def derive(d, trace, bindings: dict, unbound: dict, want: list, dtype: str, swel
                                    for v in keys if trace.grads.get(v) is not None
                                    and not isinstance(result["values"][v], str))
     if swell and grad is not None:
-        result["swell"] = measure(trace, grad, avoid, d.sympy)
+        every = not chain and names == list(grad.grads)
+        result["swell"] = measure(trace, grad, avoid, d.sympy, w if every else None)
     return result
 
 
@@ -141,17 +142,18 @@ def _values(formulas: dict, bindings: dict, dtype: str) -> dict:
     return out
 
 
-def measure(trace, grad, avoid: set[str], use_sympy: bool) -> dict:
+def measure(trace, grad, avoid: set[str], use_sympy: bool, w: dict | None = None) -> dict:
     """--swell: sizes (SymPy's count_ops) of the derivative written several ways."""
     syms = list(grad.grads.values())
-    w = write(syms, avoid, use_sympy)
+    if w is None:
+        w = write(syms, avoid, use_sympy, set(trace.evaluator.env))
     rows = {"naive": w["tree_ops"], "simplified": w["ops"] if w["inline"] is not None else None,
             "shared_ddx": w["dag_ops"], "shared_cse": w.get("cse_ops")}
     rows["shared"] = min(v for v in (rows["shared_ddx"], rows["shared_cse"]) if v is not None)
     rows["ad"] = grad.forward_ops + grad.vjps
     rows["ad_forward"], rows["ad_vjps"] = grad.forward_ops, grad.vjps
     rows["sympy_diff"] = rows["sympy_cse"] = None
-    if use_sympy and engine.tree_ops(grad.output) <= INLINE_MAX // 10:
+    if use_sympy and engine.tree_ops(grad.output) <= INLINE_MAX // 4:
         sp = algebra.sympy_module()
         (f,) = algebra.to_sympy([grad.output])
         env = {str(s): s for s in f.free_symbols}

@@ -4,13 +4,15 @@ ddx derives the formulas itself (ddx/engine/formula.py: the op table's rules on 
 values); SymPy only rewrites them. ``simplify`` runs a few bounded passes and keeps the
 shortest result: SymPy's own construction (numbers folded, ``x*x`` as ``x**2``, like terms
 collected), ``factor_terms`` (common factors pulled out), and, below a size bound,
-``cancel``, ``together``, ``factor`` and ``expand`` (each followed by ``factor_terms``);
+``cancel``, ``together``, ``factor`` and ``expand`` (each followed by ``factor_terms``) and
+``trigsimp`` (smaller still);
 never ``simplify`` itself, which can run for minutes (sympy#17985). ``cse`` names shared
 subexpressions. ``text`` prints a SymPy expression as ddx input. Imported only when a formula
 is asked for, so the numeric one-liner never loads SymPy."""
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
@@ -20,7 +22,8 @@ from ..ops.rows import LN2, LN10, TWO_OVER_SQRT_PI
 from .symbolic import Sym, Unsupported
 
 FULL_PASSES_BELOW = 120  # operations: cancel / together / factor / expand only below this
-FACTOR_TERMS_BELOW = 5000  # factor_terms only below this
+TRIG_BELOW = 40  # and trigsimp only below this (it is the slowest)
+FACTOR_TERMS_BELOW = 1500  # factor_terms only below this (about 1 ms per operation)
 BUDGET_S = 2.0  # wall-clock seconds for the passes of one formula: later passes are skipped
 
 
@@ -45,7 +48,7 @@ def available() -> bool:
 def _number(sp, v: float):
     if v == int(v) and abs(v) < 1e15:
         return sp.Integer(int(v))
-    for known, expr in ((LN2, sp.log(2)), (LN10, sp.log(10)),
+    for known, expr in ((math.pi, sp.pi), (math.e, sp.E), (LN2, sp.log(2)), (LN10, sp.log(10)),
                         (TWO_OVER_SQRT_PI, 2 / sp.sqrt(sp.pi))):
         if v == known:
             return expr
@@ -130,6 +133,8 @@ def simplify(expr, budget: float = BUDGET_S):
         passes += [lambda e: sp.factor_terms(sp.cancel(e)),
                    lambda e: sp.factor_terms(sp.together(e)), sp.factor,
                    lambda e: sp.factor_terms(sp.expand(e))]
+        if size < TRIG_BELOW and expr.has(sp.sin, sp.cos, sp.tan, sp.sinh, sp.cosh, sp.tanh):
+            passes.append(sp.trigsimp)
     for rewrite in passes:
         if time.perf_counter() - start > budget:
             break

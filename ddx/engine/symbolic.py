@@ -17,12 +17,9 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from ..ops import OPS, UFUNCS
+from .symtext import ATOM, Unsupported, formula_text, same
 
-ATOM = 9
-
-
-class Unsupported(Exception):
-    """A rule did something no formula here expresses (a scatter, a mixed mask)."""
+__all__ = ["ATOM", "Unsupported", "Sym", "Mask", "make", "name", "number", "lift", "text"]
 
 
 class Sym(NDArrayOperatorsMixin):
@@ -192,7 +189,7 @@ def make(op_name: str, args: tuple, kw: dict, value=None) -> Sym:
 
 
 def _same(a, b) -> bool:
-    return isinstance(a, Sym) and isinstance(b, Sym) and text(a) == text(b)
+    return isinstance(a, Sym) and isinstance(b, Sym) and same(a.e, b.e)
 
 def _with_value(x, value) -> Sym:
     return Sym(lift(x).e, value)
@@ -295,6 +292,14 @@ def _shape_fn(fn):
     return lambda a, *args, **kw: _same_formula(a, *args, _fn=fn, **kw)
 
 
+def _stack_one(arrays, axis=0, **kw):
+    """np.stack of one array: a new axis, the same formula (a whole reduction's result kept
+    for broadcasting; with dim= the formula is declined before any rule runs)."""
+    if len(arrays) != 1:
+        raise Unsupported("stack")
+    return _same_formula(arrays[0], axis, _fn=np.expand_dims)
+
+
 def _outer(a, b):
     if _const(a) == 1 and np.ndim(_value(a)) == 0:
         return lift(b)
@@ -309,6 +314,7 @@ _FUNCS = {
     np.broadcast_to: _shape_fn(np.broadcast_to),
     np.expand_dims: _shape_fn(np.expand_dims),
     np.reshape: _shape_fn(np.reshape), np.squeeze: _shape_fn(np.squeeze),
+    np.stack: _stack_one,
     np.transpose: lambda a, *r, **k: make("transpose", (a,), {}) if np.ndim(_value(a)) > 1 else a,
     np.shape: lambda a: np.shape(_value(a)),
     np.ndim: lambda a: np.ndim(_value(a)),
@@ -316,85 +322,6 @@ _FUNCS = {
 }
 
 
-# --- printing ---------------------------------------------------------------------------------
-
-def _num_text(v: float) -> str:
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v))
-    return repr(v)
-
-
-def _atomic(label: str) -> bool:
-    """Whether a name's text needs no parentheses inside a formula: a name, a number, or a
-    call ``f(...)`` whose first parenthesis closes at the end."""
-    head = label.split("(", 1)[0]
-    if not (head.replace("_", "a").replace(".", "0").isalnum()):
-        return False
-    if head == label:
-        return True
-    if not label.endswith(")") or not head:
-        return False
-    depth = 0
-    for k in range(len(head), len(label)):
-        depth += {"(": 1, ")": -1}.get(label[k], 0)
-        if depth == 0 and k != len(label) - 1:
-            return False
-    return True
-
-
-def _prec(e) -> int:
-    if isinstance(e, float):
-        return 3 if e < 0 else ATOM
-    if isinstance(e, str):
-        return ATOM if _atomic(e) else 0
-    row = OPS[e[0]]
-    return row.prec if row.text else ATOM
-
-
 def text(x) -> str:
-    """The formula in ddx's language (iteratively: rules' formulas are small, but a formula
-    may be a user's long expression)."""
-    root = x.e if isinstance(x, Sym) else lift(x).e
-    done: dict[int, str] = {}
-    stack = [(root, False)]
-    while stack:
-        e, ready = stack.pop()
-        if isinstance(e, float):
-            done[id(e)] = _num_text(e)
-            continue
-        if isinstance(e, str):
-            done[id(e)] = e
-            continue
-        _, args, _ = e
-        if not ready:
-            stack.append((e, True))
-            stack.extend((a.e, False) for a in args)
-            continue
-        done[id(e)] = _join(e, [done[id(a.e)] for a in args])
-    return done[id(root)]
-
-
-def _join(e, parts: list[str]) -> str:
-    op_name, args, kw = e
-    row = OPS[op_name]
-    if row.text is None:
-        if any(not isinstance(v, (int, float)) for v in kw.values()):
-            raise Unsupported(f"{row.name}'s arguments")
-        named = [f"{k}={_num_text(float(v))}" for k, v in kw.items()]
-        return f"{row.name}({', '.join(parts + named)})"
-    mine = row.prec
-    wrapped = []
-    for k, (a, part) in enumerate(zip(args, parts)):
-        inner = _prec(a.e)
-        left = k == 0 and row.text.startswith("{0}")
-        if inner == ATOM:
-            tight = False
-        elif mine == 4:  # ^ is right-associative: (x^a)^b, (-x)^2, x^(-1)
-            tight = inner <= 4 if left else inner < 4
-        elif left:
-            tight = inner < mine
-        else:  # a - (b - c), a/(b*c), -(-x); a unary minus binds looser than ^: -x^2
-            tight = inner <= mine
-        wrapped.append(f"({part})" if tight else part)
-    fields = {k: _num_text(v) if isinstance(v, float) else v for k, v in kw.items()}
-    return row.text.format(*wrapped, **fields)
+    """The formula in ddx's language (ddx/engine/symtext.py)."""
+    return formula_text(x.e if isinstance(x, Sym) else lift(x).e)

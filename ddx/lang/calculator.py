@@ -203,6 +203,8 @@ def expression(source: str, toks: list, end: int) -> tuple[str, list[int]]:
             before = kind
         prev = kind
         i += 1
+    if toks and re.fullmatch(r"[ \t\f]*(#[^\n]*)?", source[last:end]):
+        out.put(source[last:end], last, end)  # a comment at the end, kept
     return out.done(end)
 
 
