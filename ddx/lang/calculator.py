@@ -261,7 +261,6 @@ def _bare_call(source: str, toks: list, i: int, j: int, name: str, power, out: _
     """``sin x``, ``ln 2``, ``√x``, ``sin²x``: a function of one name or number."""
     s, arg = toks[i][2], toks[j]
     after = toks[j + 1] if j + 1 < len(toks) else None
-    shown = source[s:arg[3]]
     if after is not None and after[0] in ("^", "**", "sup"):
         k = j + 2 if after[0] != "sup" and j + 2 < len(toks) else j + 1
         power = source[arg[3]:toks[k][3]].strip()
