@@ -61,6 +61,19 @@ def test_steps_follow_the_engines_order_with_explains_texts():
     assert {k: leaves[k] for k in "wxb"} == {"w": "29", "x": "42", "b": "14"}
 
 
+def test_where_a_nan_arose_is_on_the_page():
+    t = traced("y = sqrt(x) * 0 + x", {"x": 0})
+    doc = document(t)
+    assert doc["output"] == "y"
+    assert doc["nonfinite"].startswith("nan/inf first arose in the backward pass at "
+                                       "[SqrtBackward0] sqrt(x): the local derivative "
+                                       "1/(2*sqrt(x)) = inf at x = 0")
+    x_edges = [e for s in doc["steps"] for e in s["edges"] if doc["nodes"][e["input"]]["name"] == "x"]
+    assert [(e["passed"]["text"], e["total"]["text"]) for e in x_edges] == [("1", "1"),
+                                                                              ("nan", "nan")]
+    assert document(traced(*SEED))["nonfinite"] is None
+
+
 def test_running_totals_end_bit_identical_to_the_gradients():
     t = traced("sum(tanh(W @ v + c) * v) + sum(v * v)", {"W": "[[1,2],[3,4]]", "v": "[0.5,-1]",
                                                         "c": 0.25})

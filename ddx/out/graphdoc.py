@@ -276,4 +276,19 @@ def document(view) -> dict:
                                else view.output_name),
             "nodes": node_records(view, nodes, flow), "steps": steps,
             "groups": group_records(view, nodes), "backward": bool(view.backward_done),
-            "fresh": getattr(view, "flow", None) is None}
+            "fresh": getattr(view, "flow", None) is None,
+            "output": safe_text(view.output_name), "nonfinite": _nonfinite(view, nodes)}
+
+
+def _nonfinite(view, nodes: list[Tensor]) -> str | None:
+    """--explain's words for where a nan or inf first arose (a trace after backward)."""
+    if getattr(view, "flow", None) is None or not view.backward_done:
+        return None
+    from ..engine.explain import find_nonfinite
+
+    with np.errstate(all="ignore"):
+        found = find_nonfinite(view, nodes)
+    if found is None:
+        return None
+    return safe_text(f"nan/inf first arose in the {found['pass']} pass at [{found['node']}] "
+                     f"{found['at']}: {found['why']}. hint: {found['hint']}")

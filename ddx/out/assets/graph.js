@@ -298,12 +298,13 @@
     if (!s) {
       p.appendChild(el("h3", "", DATA.title));
       p.appendChild(el("p", "hint", steps.length ? "Every node shows its value and the gradient that reached it. Press “backward ▶” to replay the backward pass the way ddx ran it: " + steps.length + " steps, one per grad_fn." : (DATA.backward ? "No backward steps to show." : "backward() has not run: values only.")));
+      if (DATA.nonfinite) p.appendChild(el("p", "note", DATA.nonfinite));
       if (DATA.fresh && steps.length) p.appendChild(el("p", "hint", "The steps are a fresh backward pass from " + DATA.title + " in the engine's order; it changes no .grad (the leaves show their .grad)."));
       return;
     }
     var n = nodes[s.node];
     p.appendChild(el("h3", "", "step " + stepAt + " of " + steps.length + ": " + s.grad_fn + " at " + n.name));
-    p.appendChild(el("div", "eq", "upstream gradient (d out / d " + n.name + ") = " + s.upstream.text));
+    p.appendChild(el("div", "eq", "upstream gradient (d " + DATA.output + " / d " + n.name + ") = " + s.upstream.text));
     s.edges.forEach(function (e) {
       var to = nodes[e.input];
       var local = e.local === e.local_value.text ? e.local : e.local + " = " + e.local_value.text;
