@@ -219,3 +219,53 @@ def test_in_a_real_terminal_with_colour_every_line_fits(name, width):
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "")
     assert max(cell_len(line) for line in plain.split("\n")) <= width
     assert "gradients of" in plain and "AccumulateGrad" in plain
+
+
+def test_a_scalar_hessian_is_one_labelled_symmetric_grid():
+    _, out, _ = ddx(*SEED, "--hessian", width=80)
+    grid = out[out.index("Hessian of out"):]
+    assert """\
+
+  d²out    w    x   b
+ ─────────────────────
+  w        8   26   4
+  x       26   18   6
+  b        4    6   2
+""" in grid
+    assert "d2out/dwdw" not in out and grid.count("d²out") == 1
+
+
+def test_a_jacobian_is_a_grid_per_tensor_input_with_element_labels():
+    _, out, _ = ddx("sin(A @ v)", "A=[[1,2],[3,4],[5,6]]", "v=[0.1,0.2]", "--jacobian", width=80)
+    grids = out[out.index("Jacobian of out"):]
+    assert "dout/dv  (shape (3, 2))" in grids
+    assert "  out \\ v        v[0]        v[1]" in grids
+    assert "  out[2]    -0.644222   -0.773067" in grids  # cos(1.7) * [5, 6]... by row
+    assert "A[0,0]" in grids and "A[2,1]" in grids
+    _, narrow, _ = ddx("sin(A @ v)", "A=[[1,2],[3,4],[5,6]]", "v=[0.1,0.2]", "--jacobian",
+                       width=40)
+    head = next(line for line in narrow.splitlines() if "out \\ A" in line)
+    assert "…" in head and "A[0,0]" in head and "A[2,1]" in head  # the middle gave way
+
+
+def test_minus_zero_is_shown_as_zero():
+    _, out, _ = ddx("x*0", "x=-1", "--jacobian", width=80)
+    assert "-0" not in out
+    _, doc, _ = ddx("x*0", "x=-1", "--json")
+    assert json.loads(doc)["value"] == 0.0  # (-0.0 in the JSON, where every bit is kept)
+
+
+def test_retained_intermediates_have_their_own_table():
+    _, out, _ = ddx("y = w*x; L = y^2", "w=3", "x=2", "--wrt", "w", "--retain-grad", width=80)
+    leaves = section(out, "gradients of L")
+    assert "  w      ()      24" in leaves and " y " not in leaves
+    mids = section(out, "retained gradients of L (intermediate nodes)")
+    assert "  y      MulBackward0   ()      12" in mids
+    assert "  L      PowBackward0   ()      1" in mids
+
+
+def test_a_nan_forward_value_says_there_is_no_real_value():
+    code, out, err = ddx("sqrt(-1)", width=80)
+    assert code == 0 and "warning: sqrt(-1) gives nan" in err
+    forward = section(out, "forward")
+    assert "out = sqrt(-1)" in forward and "nan (no real value)" in forward
