@@ -48,9 +48,11 @@ def grid(corner: str, rows: list[str], cols: list[str], matrix: np.ndarray, widt
     """A labelled grid that fits ``width``: middle columns (and rows past MAX_GRID_ROWS) give
     way to an ellipsis."""
     m = np.asarray(matrix, dtype=np.float64).reshape(len(rows), len(cols))
-    texts = [[numbers.scalar(v, precision) for v in row] for row in m.tolist()]
-    row_w = max(cell_len(corner), *map(cell_len, rows))
-    col_w = [max(cell_len(c), *(len(texts[i][j]) for i in range(len(rows))))
+    shown_rows = _pick(len(rows), MAX_GRID_ROWS)
+    real_rows = [i for i in shown_rows if i is not None]
+    texts = {i: [numbers.scalar(v, precision) for v in m[i].tolist()] for i in real_rows}
+    row_w = max(cell_len(corner), *(cell_len(rows[i]) for i in real_rows))
+    col_w = [max(cell_len(c), *(len(texts[i][j]) for i in real_rows))
              for j, c in enumerate(cols)]
     keep = len(cols)
     while keep > 1:
@@ -65,7 +67,7 @@ def grid(corner: str, rows: list[str], cols: list[str], matrix: np.ndarray, widt
     for j in picked:
         table.add_column(ELLIPSIS if j is None else cols[j], justify="right", no_wrap=True,
                          overflow="ellipsis")
-    for i in _pick(len(rows), MAX_GRID_ROWS):
+    for i in shown_rows:
         if i is None:
             table.add_row(ELLIPSIS, *[ELLIPSIS] * len(picked))
             continue
