@@ -209,8 +209,30 @@ def _key(header, cols):
     header["key"] = header["key"].replace("x", "y")
 
 
+def _kw(header, cols):
+    row = next(iter(header["kws"]))
+    header["kws"][row] = {"exponent": "2"}  # a keyword no compile writes: a string
+
+
+def _kw_name(header, cols):
+    row = next(iter(header["kws"]))
+    header["kws"][row] = {"file": 2}
+
+
+def _label(header, cols):
+    header["labels"]["0"] = '1/x", "value": 666, "x": "'  # would be written into the JSON
+
+
+def _name(header, cols):
+    header["named"] = {str(k): 'q"' for k in header["named"]}
+
+
+def _grads_at(header, cols):
+    header["grads_at"] = [["x", -1]]
+
+
 @pytest.mark.parametrize("how", ["flip", "truncate", "empty", "magic", "garbage", _bj, _op,
-                                 _oob, _key])
+                                 _oob, _key, _kw, _kw_name, _label, _name, _grads_at])
 def test_a_damaged_or_altered_file_is_ignored_and_rewritten(cache, how):
     text, bindings = LONG[3]
     names, shapes, arrays = _inputs(bindings)

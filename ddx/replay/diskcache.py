@@ -301,12 +301,13 @@ def _decode(data: bytes, key: str, source: str, names: list[str], shapes: list[t
     lb.numbers = floats
     for i, v in zip(cols["int_at"].tolist(), ints):
         floats[i] = v
-    lb.named = {int(i): str(v) for i, v in header["named"].items()}
-    lb.env = {str(n): int(i) for n, i in header["grads_at"]}
-    lb.out_name, lb.stmts, lb.assigned = str(header["out_name"]), header["stmts"], \
-        bool(header["assigned"])
-    out = int(header["result"])
-    if not k <= out < k + m:
+    lb.named = {int(i): v for i, v in header["named"].items()}
+    lb.env = {n: i for n, i in header["grads_at"]}
+    lb.out_name, lb.stmts, lb.assigned = header["out_name"], header["stmts"], \
+        header["assigned"]
+    out = header["result"]
+    if not (type(out) is int and k <= out < k + m and _words(header, lb, names, kws, table)
+            and _labels_fit(source, labels)):
         return None
     columns = (table, pick([op.fn for op in table_of]), pick([op.vjp for op in table_of]),
                tuple(kw_col), tuple(a.tolist()), tuple(b_col), starts, end_col)
@@ -323,6 +324,30 @@ def _decode(data: bytes, key: str, source: str, names: list[str], shapes: list[t
     except OSError:
         pass
     return template
+
+
+def _words(header: dict, lb, names: list[str], kws: dict, table: tuple) -> bool:
+    """Whether the header's names and keywords are ones a compile could have written: what
+    reaches the JSON or a call must be no more than that, whatever a file says."""
+    from ..lang.lowering import BINARY
+
+    k, m = lb.k, len(table)
+    keys = {plan.op: plan.key for plan in BINARY.values() if plan.key is not None}
+    return (all(type(i) is int and 0 <= i < k and names[i] == n for n, i in lb.env.items())
+            and all(k <= i < k + m and type(v) is str and v.isidentifier()
+                    for i, v in lb.named.items())
+            and type(lb.out_name) is str and lb.out_name.isidentifier()
+            and type(lb.stmts) is int and lb.stmts > 0 and type(lb.assigned) is bool
+            and all(0 <= r < m and list(kw) == [keys.get(table[r].name)]
+                    and type(next(iter(kw.values()))) in (int, float) for r, kw in kws.items()))
+
+
+def _labels_fit(source: str, labels: dict) -> bool:
+    """A label that is no span of the text is 2/x's ``1/x``: plain text if the source is."""
+    from .jsonfmt import PLAIN_TEXT
+
+    plain = PLAIN_TEXT(source)
+    return all(v.startswith("1/") and (not plain or PLAIN_TEXT(v)) for v in labels.values())
 
 
 def _plan(template, cols: dict, k: int, a: np.ndarray, b: np.ndarray, kws: dict,
