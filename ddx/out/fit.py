@@ -15,6 +15,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from .. import fmt
 from . import numbers
 
 ELLIPSIS = "…"
@@ -123,7 +124,7 @@ def fit_table(title, columns: list[Column], width: int, precision: int,
             style = col.styles[k] if k < len(col.styles) else ""
             if col.kind == "number" and not isinstance(cell, Text):
                 t = Text("\n".join(numbers.fitted(cell, precision, widths[i])), style=style)
-                if cell is not None and _nonfinite(cell):
+                if cell is not None and fmt.nonfinite(cell):
                     t.stylize(STYLE_BAD)
             else:
                 t = cell.copy() if isinstance(cell, Text) else Text(str(cell), style=style)
@@ -152,10 +153,3 @@ def cut(text: Text, width: int) -> Text:
     out = text.copy()
     out.truncate(max(width, 1), overflow="ellipsis")
     return out
-
-
-def _nonfinite(value) -> bool:
-    import numpy as np
-
-    a = np.asarray(value)
-    return a.dtype.kind == "f" and not bool(np.isfinite(a).all())
