@@ -8,6 +8,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 import ddx
@@ -135,7 +137,16 @@ def test_cli_plot_text_no_color_and_json(run):
     doc = json.loads(out)
     assert code == 0 and doc["samples"]["x"] == [-1.0, -0.5, 0.0, 0.5, 1.0]
     assert doc["samples"]["f"] == [1.0, 0.25, 0.0, 0.25, 1.0]
-    assert doc["samples"]["f′"] == [-2.0, -1.0, 0.0, 1.0, 2.0]
+    assert doc["samples"]["df"] == [-2.0, -1.0, 0.0, 1.0, 2.0]
+    assert doc["kinks"] == [] and doc["tangent"] is None and doc["vectorised"] is True
+    code, out, _ = run("plot", "abs(x - 0.5)", "x=-1:1", "--points", "9", "--json", "--order", "2",
+                       "--at", "x=0")
+    doc = json.loads(out)
+    assert doc["samples"]["d2f"] == [0.0] * 9
+    assert doc["kinks"] == [{"x": 0.5, "note": "f′ jumps from -1 to 1, and is 0 at the point "
+                                               "itself (abs(x - 0.5): at 0 PyTorch takes the "
+                                               "slope 0 (sign(0) = 0))"}]
+    assert doc["tangent"] == {"x": 0.0, "f": 0.5, "slope": -1.0}
 
 
 @pytest.mark.parametrize("args, message", [
@@ -213,6 +224,20 @@ def test_repl_plot_uses_session_tensors(capsys):
     assert "error: plot needs exactly one variable with a range A:B" in capsys.readouterr().out
 
 
+def test_plot_repr_and_notebook_bundle():
+    p = ddx.plot("relu(x) + x", x="-1:1")
+    assert repr(p) == "<ddx.Plot 'relu(x) + x': f(x), f′(x) for x in [-1, 1], 801 points, 1 kink>"
+    bundle = p._repr_mimebundle_()
+    assert bundle["text/plain"].splitlines()[0] == "f(x) = relu(x) + x"
+    assert "kink at x = 0" in bundle["text/plain"]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "image/svg+xml" not in bundle
+    else:
+        assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
+
+
 def test_library_plot():
     p = ddx.plot("x^3", x="-1:1", points=5)
     assert p.table() == {"x": [-1.0, -0.5, 0.0, 0.5, 1.0],
@@ -250,3 +275,15 @@ def test_terminal_colour_and_no_color_in_a_real_terminal(no_color):
         assert "\x1b[31m⣿⣿\x1b[0m f′(x)" in out and "++" not in out  # red braille
     lines = [ln for ln in out.replace("\r", "").splitlines() if "┤" in ln or "│" in ln]
     assert len(lines) == 16
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(-1.7, 1.7), st.floats(0.25, 4.0), st.booleans())
+def test_a_kink_anywhere_is_found_with_its_two_slopes(c, a, use_abs):
+    expr = f"{a!r} * {'abs' if use_abs else 'relu'}(x - {c!r}) + x"
+    data = sample(expr, {"x": "-2:2"})
+    assert len(data.kinks) == 1
+    x, why = data.kinks[0]
+    assert x == pytest.approx(c, abs=1e-9)
+    left, right = (1 - a, 1 + a) if use_abs else (1, 1 + a)
+    assert f"f′ jumps from {left:.6g} to {right:.6g}" in why

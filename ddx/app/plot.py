@@ -236,12 +236,22 @@ def sample(expr: str, bindings: Mapping[str, Any], *, order: int = 1, at: float 
             if got is None:
                 continue
             a, b, va, vb = got
-            x = b if abs(b) < abs(a) and a * b <= 0 else (a if a * b <= 0 else (a + b) / 2)
+            h = 1e-6 * (hi - lo)  # the one-sided limits: extrapolated from just beside the jump
+            l1, l2, r1, r2 = (float(v) for v in sampler.values(
+                np.array([a - h, a - 2 * h, b + h, b + 2 * h]), k)[k])
+            left, right = 2 * l1 - l2, 2 * r1 - r2
+            x, special = min((a, b), key=lambda c: len(repr(c))), None
+            for c, vc in ((a, va), (b, vb)):  # a point where PyTorch takes neither side
+                if not (np.isclose(vc, left, rtol=1e-6, atol=1e-9) or
+                        np.isclose(vc, right, rtol=1e-6, atol=1e-9)):
+                    x, special = c, vc
             note = sampler.culprit(a, b)
             what = "f′" if k == 1 else "f"
             big = 1e8 * (1.0 + float(np.nanmedian(np.abs(cols[k][np.isfinite(cols[k])]))))
             text = (f"{what} is unbounded here (a pole)" if max(abs(va), abs(vb)) > big else
-                    f"{what} jumps from {va:.6g} to {vb:.6g}") + (f" ({note})" if note else "")
+                    f"{what} jumps from {left:.6g} to {right:.6g}" +
+                    (f", and is {special:.6g} at the point itself" if special is not None
+                     else "")) + (f" ({note})" if note else "")
             (kinks if k == 1 else jumps).append((x, text))
     tangent = None
     if at is not None:
@@ -295,8 +305,10 @@ def plot_command(expr: str, bindings: dict[str, str], *, order: int, at: str | N
 
         from ..fmt import jsonable
 
-        doc = {"expr": expr, "variable": var, "samples": {k: jsonable(np.asarray(v))
-                                                         for k, v in data.table().items()},
+        ascii_keys = {"f′": "df", "f″": "d2f"}  # (plain keys for scripts)
+        doc = {"expr": expr, "variable": var,
+               "samples": {ascii_keys.get(k, k): jsonable(np.asarray(v))
+                           for k, v in data.table().items()},
                "kinks": [{"x": x, "note": n} for x, n in data.kinks],
                "jumps": [{"x": x, "note": n} for x, n in data.jumps],
                "nonfinite": [{"from": a, "to": b, "what": w} for a, b, w in data.nonfinite],

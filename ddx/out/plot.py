@@ -25,6 +25,36 @@ class Plot(PlotData):
 
         write_plot(self, path)
 
+    def __repr__(self) -> str:
+        found = [f"{len(v)} {k}" + ("s" if len(v) > 1 else "")
+                 for k, v in (("kink", self.kinks), ("jump", self.jumps)) if v]
+        return (f"<ddx.Plot {self.expr!r}: {', '.join(s.label for s in self.series)} for "
+                f"{self.var} in [{short(float(self.xs[0]))}, {short(float(self.xs[-1]))}], "
+                f"{len(self.xs)} points" + (", " + ", ".join(found) if found else "") + ">")
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """In a notebook: the picture (SVG, when matplotlib is there) and the text plot."""
+        from rich.console import Console
+
+        console = Console(record=True, width=100, color_system=None, file=_Null())
+        console.print(render(self, width=100, color=False))
+        bundle = {"text/plain": console.export_text()}
+        try:
+            from .plotfile import figure_bytes
+
+            bundle["image/svg+xml"] = figure_bytes(self, "svg").decode("utf-8")
+        except Exception:  # noqa: BLE001 - no matplotlib: the text plot alone
+            pass
+        return bundle
+
+
+class _Null:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
 STYLE = {"f": "bold blue", "f′": "red", "f″": "green", "tangent": "yellow"}
 GLYPH = {"f′": "+", "f″": "x"}  # without colour, the derivatives are told apart by glyph
 MARK = {"kink": "▲", "jump": "◆", "nonfinite": "×"}
