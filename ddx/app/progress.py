@@ -141,8 +141,11 @@ class Progress:
             columns = [TextColumn("[progress.description]{task.description}"), BarColumn(),
                        count, TaskProgressColumn(), TextColumn("ETA"), TimeRemainingColumn()]
         console = Console(file=self.stream, stderr=self.stream is sys.stderr)
+        # stderr lines written meanwhile (a bad row's error) print above the bar; stdout is
+        # never redirected: results must reach it untouched, whoever writes them
         self._bar = RichProgress(*columns, console=console, transient=True,
-                                 refresh_per_second=10)
+                                 refresh_per_second=10, redirect_stdout=False,
+                                 redirect_stderr=self.stream is sys.stderr)
         self._task = self._bar.add_task("ddx batch", total=self.total, count=0, rate="")
         self._bar.start()
 
