@@ -158,9 +158,8 @@ def measure(trace, grad, avoid: set[str], use_sympy: bool, w: dict | None = None
         (f,) = algebra.to_sympy([grad.output])
         env = {str(s): s for s in f.free_symbols}
         diffs = [sp.diff(f, env[v]) if v in env else sp.Integer(0) for v in grad.grads]
-        if sum(engine.tree_ops(s) for s in syms) <= INLINE_MAX * 5:
-            rows["sympy_diff"] = sum(algebra.ops(e) for e in diffs)
-            lets, reduced = algebra.cse(diffs, avoid)
-            rows["sympy_cse"] = sum(algebra.ops(v) for _, v in lets) + \
-                sum(algebra.ops(r) for r in reduced)
+        rows["sympy_diff"] = sum(algebra.ops(e) for e in diffs)
+        lets, reduced = algebra.cse(diffs, avoid)
+        rows["sympy_cse"] = sum(algebra.ops(v) for _, v in lets) + \
+            sum(algebra.ops(r) for r in reduced)
     return rows

@@ -32,6 +32,9 @@ class Gradient:
         self.forward_ops = forward_ops
 
 
+WHOLE = ("sum", "mean", "norm", "logsumexp", "dot")  # reductions a formula writes whole
+
+
 def no_formula(why: str) -> DdxValueError:
     return DdxValueError(f"no derivative formula: {why}",
                          hint="the numbers are still exact: drop --symbolic, or bind the "
@@ -45,8 +48,8 @@ def _leaf(t: Tensor):
         return symbolic.name(t.name, t.value)
     if t.value.size == 1 or (t.value.size and np.all(t.value == t.value.flat[0])):
         return symbolic.number(float(t.value.flat[0]), t.value.shape)
-    raise no_formula(f"the constant {t.display} holds different numbers (a formula is written "
-                     "per element)")
+    what = "a constant tensor" if t.display == "?" else f"the constant {t.display}"
+    raise no_formula(f"{what} holds different numbers (a formula is written per element)")
 
 
 def _sum_to(g, shape: tuple):
@@ -84,15 +87,20 @@ def _run(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor], conditi
             forms[id(t)] = _leaf(t)
             continue
         row = OPS[t.op]
-        if row.name in ("mm", "mv", "vm", "select", "slice", "transpose") or \
-                row.name.startswith("stack"):
-            raise no_formula(f"{row.shown} ({t.display}) mixes elements; formulas are written "
-                             "per element, for elementwise functions and whole reductions")
-        if t.kw and any(not isinstance(v, (int, float)) for v in t.kw.values()):
-            raise no_formula(f"{t.op} with dim= ({t.display}): only whole reductions are written")
+        whole = row.name in WHOLE and t.kw.get("dim") is None
+        if not row.elementwise and not whole:
+            why = ("picks elements" if row.name in ("max", "min") else
+                   "reduces over dim=" if t.kw.get("dim") is not None else "mixes elements")
+            raise no_formula(f"{row.shown} ({t.display}) {why}; formulas are written per "
+                             "element, for elementwise functions and whole reductions (sum, "
+                             "mean, norm, logsumexp, dot)")
+        if any(not isinstance(v, (int, float)) for v in t.kw.values() if v is not None):
+            raise no_formula(f"{row.shown} ({t.display}) takes arguments no formula writes")
         forward_ops += 1
+        kw = t.kw if not whole else {k: v for k, v in t.kw.items()  # (the same per element)
+                                     if v is not None and k not in ("dim", "keepdim")}
         with np.errstate(all="ignore"):
-            forms[id(t)] = symbolic.make(t.op, tuple(forms[id(s)] for s in t.inputs), t.kw,
+            forms[id(t)] = symbolic.make(t.op, tuple(forms[id(s)] for s in t.inputs), kw,
                                          t.value)
     adjoint: dict[int, object] = {id(output): symbolic.number(1.0, output.value.shape)}
     vjps = 0
