@@ -116,3 +116,14 @@ def test_a_shown_bar_counts_what_it_was_told(monkeypatch):
     assert (task.completed, task.total, task.fields["count"]) == (4, 4, 4)
     bar.close()
     assert bar._bar is None
+
+
+def test_a_data_files_rows_are_estimated_from_its_size_and_first_lines(tmp_path, monkeypatch):
+    small = tmp_path / "small.csv"
+    small.write_text("x\n" + "".join(f"{i}\n" for i in range(100)))
+    assert progress.row_estimate(str(small)) == 101  # read whole: exact
+    big = tmp_path / "big.csv"
+    big.write_text("x\n" + "".join(f"{i % 10}.5\n" for i in range(20000)))  # 4 bytes a row
+    monkeypatch.setattr(progress, "SAMPLE", 4000)
+    assert abs(progress.row_estimate(str(big)) - 20001) <= 20
+    assert progress.row_estimate("-") is None

@@ -14,6 +14,7 @@ The API, for any reader of jobs or data (CSV, JSON Lines, columnar files)::
             ...
             bar.advance(chunk.n)          # n more rows (or jobs) done
 
+``data_progress(path)`` estimates a data file's rows from its size and its first lines.
 ``total`` is what the percentage is of: a count of the same things ``advance`` counts, or,
 with ``position``, a size that ``position()`` (a byte offset) runs up to; with neither (or
 when no reader said where it is), the bar shows the count and the rate. ``advance`` costs a
@@ -151,6 +152,9 @@ class Progress:
 
     def _update(self) -> None:
         done = self.position() if self.position is not None else self.count
+        if self.position is None and self.total is not None and done > self.total:
+            self.total = done  # (an estimate that fell short)
+            self._bar.update(self._task, total=done)
         took = max(time.monotonic() - self._start, 1e-9)
         self._bar.update(self._task, completed=done, count=self.count,
                          rate=f"{self.count / took:,.0f} {self.unit}/s")
@@ -190,11 +194,37 @@ def reading(path: str, raw) -> None:
     READING[path] = raw
 
 
+SAMPLE = 1 << 20  # bytes read from the start of a data file to estimate its rows
+
+
+def row_estimate(path: str | None) -> int | None:
+    """About how many lines a regular file has: exact for a file up to ``SAMPLE`` bytes, else
+    its size over the mean line length of its first ``SAMPLE`` bytes. (The rows done, not the
+    bytes read, then move the bar: a reader that reads ahead on a thread does not make it run
+    ahead of the work.)"""
+    size = file_total(path)
+    if size is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            sample = fh.read(SAMPLE)
+    except OSError:
+        return None
+    lines = sample.count(b"\n") + (bool(sample) and not sample.endswith(b"\n"))
+    if len(sample) >= size or not lines:
+        return lines or None
+    return max(1, round(size * lines / len(sample)))
+
+
 def data_progress(path: str | None, raw=None) -> Progress:
-    """Progress for a data file: the percentage of its bytes read, from ``raw.tell()`` (the
-    binary stream it is read from; ``raw`` may also be a function that returns that stream,
-    or None, once it is open), or the rate on standard input."""
+    """Progress for a data file: rows done, and the percentage and ETA of the rows the file
+    holds (estimated from its size and its first lines); the rate on standard input. Failing an
+    estimate, the share of the file's bytes read, from ``raw.tell()`` (``raw`` the binary stream,
+    or a function that returns it once open, or what ``reading(path, raw)`` said)."""
     on = wanted()
+    estimate = row_estimate(path) if on else None
+    if estimate is not None:
+        return Progress("rows", total=estimate, enabled=on)
     total = file_total(path) if on else None
     if raw is None and path is not None:
         raw = lambda: READING.get(path)  # noqa: E731 - opened later, by the reader
