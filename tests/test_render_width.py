@@ -5,6 +5,7 @@ split, what is left out is named, the gradients stay; no trailing spaces in a pi
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import numpy as np
@@ -204,7 +205,6 @@ def test_the_number_format():
 @pytest.mark.parametrize("width", (40, 120))
 @pytest.mark.parametrize("name", ("seed", "mlp"))
 def test_in_a_real_terminal_with_colour_every_line_fits(name, width):
-    import os
     import sys
 
     pexpect = pytest.importorskip("pexpect")
@@ -269,3 +269,34 @@ def test_a_nan_forward_value_says_there_is_no_real_value():
     assert code == 0 and "warning: sqrt(-1) gives nan" in err
     forward = section(out, "forward")
     assert "out = sqrt(-1)" in forward and "nan (no real value)" in forward
+
+
+def test_any_vector_at_any_width_fits_and_keeps_its_numbers_whole():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from rich.console import Console
+
+    import ddx
+    from ddx.out.render import one_liner
+
+    values = st.floats(allow_nan=True, allow_infinity=True, width=64)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(values, min_size=1, max_size=30), st.integers(40, 200),
+           st.integers(1, 17))
+    def check(xs, width, precision):
+        g = ddx.trace("sum(x * w)", {"x": np.array(xs), "w": 1.5})
+        g.backward()
+        console = Console(width=width, record=True, color_system=None,
+                          file=open(os.devnull, "w"))
+        console.print(one_liner(g, precision=precision))
+        text = console.export_text()
+        assert max(cell_len(line.rstrip()) for line in text.split("\n")) <= width
+        grads = section(text, "gradients of out")
+        tokens = set(NUMBER.findall(grads))
+        for element in [numbers.scalar(v, precision) for v in (1.5,)]:
+            assert element in tokens  # x's gradient, whole
+        w_grad = numbers.scalar(float(g.grads["w"]), precision)
+        assert w_grad in tokens, (w_grad, grads)
+
+    check()
