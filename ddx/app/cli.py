@@ -136,8 +136,7 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
 
         console = stdout_console(no_color)
         print_view(console, one_liner(trace, precision=precision))
-        if one.wanted:
-            print_view(console, one.view(console))
+        one.show(console)  # (the formulas, when asked)
         console.file.flush()
     for message in trace.warnings:
         stderr_line(f"warning: {safe_text(message)}")

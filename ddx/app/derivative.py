@@ -182,7 +182,7 @@ class OneLiner:
             write_out(json.dumps(_public(d.result)) + "\n")
             return
         console = stdout_console(no_color)
-        console.print(formulas_view(d.result, unicode=_unicode(console)), soft_wrap=True)
+        show(console, formulas_view(d.result, unicode=_unicode(console)))
         console.file.flush()
 
     def beside(self, trace, *, dtype: str, **options) -> None:
@@ -205,6 +205,11 @@ class OneLiner:
         return text[:-1] + "".join(f", {json.dumps(k)}: {json.dumps(v)}"
                                    for k, v in extra.items()) + "}"
 
+    def show(self, console) -> None:
+        """Print the formulas' view after the trace's (when asked)."""
+        if self.wanted:
+            show(console, self.view(console))
+
     def view(self, console):
         """The formulas' view to print after the trace's, or None."""
         if not self.wanted:
@@ -224,6 +229,17 @@ _KEYS = ("formulas", "shared", "conditions", "simplified", "swell", "agrees")
 
 def _public(result: dict) -> dict:
     return {k: v for k, v in result.items() if k != "single"}
+
+
+def show(console, renderable) -> None:
+    """Print with soft wrap: a formula's line is never cut or broken (it is meant to be
+    copied back in); when the output is not a terminal, without Rich's padding spaces."""
+    if console.is_terminal:
+        console.print(renderable, soft_wrap=True)
+        return
+    with console.capture() as captured:
+        console.print(renderable, soft_wrap=True)
+    console.file.write("\n".join(line.rstrip() for line in captured.get().split("\n")))
 
 
 def _unicode(console) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from rich import box
 from rich.console import Group
 from rich.table import Table
@@ -14,6 +15,7 @@ from rich.text import Text
 
 from .. import fmt
 from ..textsafe import safe_text
+from . import numbers
 
 SUPER = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _POWER = re.compile(r"\^(-?\d+)(?![\d.eE^(])")
@@ -31,6 +33,11 @@ def pretty(text: str) -> str:
 
 def _t(text: str, style: str = "") -> Text:
     return Text(safe_text(text), style=style)
+
+
+def _line() -> Text:
+    """A formula's line (printed with soft wrap: never cut, it is meant to be copied)."""
+    return Text("  ")
 
 
 def operator(key: str, unicode: bool) -> str:
@@ -52,25 +59,30 @@ def _cut(text: str) -> str:
 def formulas_view(result: dict, *, unicode: bool = True) -> Group:
     """The formulas of a derivative request, with the numbers when every variable has one."""
     show = pretty if unicode else (lambda s: s)
-    parts = [_t(f"derivatives of {result['output']} = {_cut(result['expression'])}",
-                "bold")]
+    expr, out = _cut(result["expression"]), result["output"]
+    parts = [_t(f"derivatives of {out} = {expr}" if out == "out" else
+                f"derivatives of {out}, from {expr}", "bold")]
     values = result.get("values") or {}
     shared = result.get("shared")
     for key, text in result["formulas"].items():
-        line = Text("  ")
+        line = _line()
         line.append_text(_t(operator(key, unicode), STYLE_NAME))
         line.append(" = ")
         line.append_text(_t(show(text), STYLE_FORMULA))
         if key in values:
-            line.append(" = " + fmt.value(values[key], width=30))
+            line.append(" = " + numbers.text(np.asarray(values[key], dtype=float)
+                                             if not isinstance(values[key], str) else
+                                             np.asarray(float(values[key])), width=40))
         parts.append(line)
     if shared is not None and _worth(result):
         by = "SymPy's cse" if shared["by"] == "cse" else "as reverse mode computes it"
         parts.append(_t(f"with shared subexpressions ({by})", "bold"))
         for name, text in shared["let"]:
-            parts.append(_t(f"  {name} = {show(text)}"))
+            line = _line()
+            line.append_text(_t(f"{name} = {show(text)}"))
+            parts.append(line)
         for key, text in shared["formulas"].items():
-            line = Text("  ")
+            line = _line()
             line.append_text(_t(operator(key, unicode), STYLE_NAME))
             line.append_text(_t(f" = {show(text)}", STYLE_FORMULA))
             parts.append(line)
@@ -95,6 +107,10 @@ def _worth(result: dict) -> bool:
     return any(";" in f for f in formulas) or sum(len(f) for f in formulas) > 4 * SHARED_MIN_OPS
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def swell_view(rows: dict, output: str) -> Table:
     """Expression swell: one derivative written several ways, in SymPy's count_ops."""
     table = Table(box=box.SIMPLE_HEAD, title=f"expression swell: the gradient of {output}, in "
@@ -109,8 +125,8 @@ def swell_view(rows: dict, output: str) -> Table:
         (f"shared subexpressions ({shared_by})", rows["shared"]),
         ("SymPy's diff", rows["sympy_diff"]),
         ("SymPy's diff, then cse", rows["sympy_cse"]),
-        (f"reverse-mode AD ({rows['ad_forward']} forward ops + {rows['ad_vjps']} VJPs)",
-         rows["ad"]),
+        (f"reverse-mode AD ({_count(rows['ad_forward'], 'forward op')} + "
+         f"{_count(rows['ad_vjps'], 'VJP')})", rows["ad"]),
     ]
     for what, n in lines:
         table.add_row(what, "-" if n is None else f"{n:,}")
