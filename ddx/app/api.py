@@ -228,7 +228,7 @@ class Trace(TraceModes):
         self.backward_done = True
         key = self._key
         if key is not None and key not in TEMPLATES and not self.warnings and not self.extras \
-                and not getattr(self.evaluator, "drew_random", False):  # (new numbers each run)
+                and not getattr(vars(self).get("evaluator"), "drew_random", False):  # (rand)
             TEMPLATES.keep_trace(key, self, key[1])
         return self
 
