@@ -129,7 +129,7 @@ def fit_table(title, columns: list[Column], width: int, precision: int,
             else:
                 t = cell.copy() if isinstance(cell, Text) else Text(str(cell), style=style)
             cells.append(t)
-        table.add_column(_cut(col.header, widths[i]), width=widths[i], justify=col.justify,
+        table.add_column(Text(_cut(col.header, widths[i])), width=widths[i], justify=col.justify,
                          no_wrap=col.kind != "name",
                          overflow="fold" if col.kind == "name" else "ellipsis")
         rendered.append(cells)

@@ -65,7 +65,7 @@ def grid(corner: str, rows: list[str], cols: list[str], matrix: np.ndarray, widt
     table = Table(box=box.SIMPLE_HEAD, expand=False, show_edge=True)
     table.add_column(Text(corner, style="dim"), no_wrap=True)
     for j in picked:
-        table.add_column(ELLIPSIS if j is None else cols[j], justify="right", no_wrap=True,
+        table.add_column(Text(ELLIPSIS if j is None else cols[j]), justify="right", no_wrap=True,
                          overflow="ellipsis")
     for i in shown_rows:
         if i is None:
