@@ -13,7 +13,6 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .. import fmt
 from ..textsafe import safe_text
 from . import numbers
 
@@ -91,7 +90,8 @@ def formulas_view(result: dict, *, unicode: bool = True) -> Group:
         note = f"where {where}"
         if result["unbound"]:
             note += " (the branch the rules take at the sample point " + ", ".join(
-                f"{n} = {fmt.number(v)}" for n, v in result.get("point", {}).items()) + ")"
+                f"{n} = {numbers.text(np.asarray(v))}"
+                for n, v in result.get("point", {}).items()) + ")"
         parts.append(_t(note, STYLE_NOTE))
     if result["simplified"] is None:
         parts.append(_t("not simplified: SymPy is not installed (pip install 'ddx[symbolic]')",
