@@ -75,8 +75,8 @@ def test_a_number_has_no_settable_attributes():
 def test_a_failing_statement_after_backward_keeps_no_grad_and_frees_nothing():
     out = session_run("b = tensor(2.0, requires_grad=true); s = b*3; s.backward() + 1\n"
                       "b.grad\ns.backward()\nb.grad")
-    assert out == ["error: '+' needs numbers or tensors, got NoneType on the left", "None",
-                   "tensor(3.)"]
+    assert out == ["error: '+' needs numbers or tensors, got NoneType on the left",
+                   "tensor(3.)"]  # (b.grad is None: a bare None prints nothing)
 
 
 def test_a_failing_with_block_undoes_its_earlier_statements():
@@ -93,7 +93,7 @@ def test_a_failing_statement_keeps_the_old_binding_and_flags():
                       "y = w * 2\ny.retain_grad() + nope\nsum(y).backward()\ny.grad\nw.grad")
     assert out == ["error: unknown name 'nope'", "tensor([1., 2.], requires_grad=True)",
                    "error: unknown name 'nope'", "True",
-                   "error: unknown name 'nope'", "None", "tensor([2., 2.])"]
+                   "error: unknown name 'nope'", "tensor([2., 2.])"]  # (y.grad: None)
 
 
 def test_gradients_zeroed_in_a_failing_statement_come_back():
@@ -109,10 +109,10 @@ def test_grad_assignment_checks_type_and_size_as_pytorch():
     out = session_run("x = tensor([1., 2.], requires_grad=true)\nx.grad = tensor([1., 2., 3.])\n"
                       "x.grad\nx.grad = tensor([1, 2])\nx.grad = 2.0\nx.grad = x\n"
                       "x.grad = tensor([5., 6.])\nx.grad\nx.grad = None\nx.grad")
-    assert out == ["error: assigned grad has data of a different size", "None",
+    assert out == ["error: assigned grad has data of a different size",
                    "error: assigned grad has data of a different type",
                    "error: assigned grad expected to be a Tensor or None but got grad of type float",
-                   "error: can't assign Variable as its own grad", "tensor([5., 6.])", "None"]
+                   "error: can't assign Variable as its own grad", "tensor([5., 6.])"]
 
 
 def test_a_grad_assigned_is_a_copy():
@@ -142,7 +142,7 @@ def test_the_undo_log_restores_in_reverse_order():
 def test_every_error_is_reported_and_the_script_goes_on(run):
     script = ("zeros(-1)\nones(1e300)\nones(10^10)\nk = tensor([1, 2])\nk ^ -1\n"
               "tensor(2.0).size(0)\ntensor([1., 2.]).size(-3)\nzeros(2, 3).size(1)\n"
-              + "[" * 65 + "1" + "]" * 65 + "\nk\n")
+              + "tensor(" + "[" * 65 + "1" + "]" * 65 + ")\nk\n")
     code, out, err = run("run", "-", input=script)
     assert code == 1
     assert out == "tensor(3)\ntensor([1, 2])\n"
@@ -159,7 +159,7 @@ def test_every_error_is_reported_and_the_script_goes_on(run):
 
 def test_bail_stops_at_the_first_error_of_any_kind(run):
     code, out, err = run("run", "--bail", "-", input="1 + 1\nzeros(-1)\n2 + 2\n")
-    assert (code, out) == (1, "2.0\n")
+    assert (code, out) == (1, "2\n")  # (1 + 1 of Python ints is 2)
     assert err.splitlines()[0] == "error: Trying to create tensor with negative dimension -1: [-1]"
 
 
@@ -210,7 +210,7 @@ def test_constructor_and_literal_limits_can_be_raised(limit_env):
     big = "[" + ",".join(["1"] * 100_001) + "]"
     assert session_run(f"x = {big}\nsum([1, 2])") == [
         "error: a [..] literal: 100,001 elements, over the limit of 100,000 (DDX_MAX_ELEMENTS)",
-        "tensor(3)"]
+        "3"]  # (Python's sum of a list)
 
 
 def test_jacobian_and_hessian_refuse_large_results_before_computing(run, limit_env):

@@ -47,7 +47,7 @@ def test_statement_error_history_completion_and_quit(repl):
     child.send("ones_l")
     child.send("\t")
     typed(child, "w)", "tensor(1.)")
-    typed(child, ":vars", "requires_grad", "float64")
+    typed(child, ":vars", "requires_grad", "float32")  # (the REPL default dtype: PyTorch's)
     child.sendline(":quit")
     child.expect(pexpect.EOF)
     assert "w * 2" in (home / "state" / "ddx" / "history").read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -19,9 +20,9 @@ from .values import NOTHING
 
 def bracket_depth(line: str, depth: int = 0) -> int:
     for ch in line.split("#", 1)[0]:
-        if ch in "([":
+        if ch in "([{":
             depth += 1
-        elif ch in ")]" and depth > 0:
+        elif ch in ")]}" and depth > 0:
             depth -= 1
     return depth
 
@@ -40,6 +41,9 @@ def _opens_block(lines: list[str]) -> bool:
     return any(line.split("#", 1)[0].rstrip().endswith(":") for line in lines)
 
 
+_CONTINUES = re.compile(r"(?:except|elif|else|finally)\b")
+
+
 def chunks(text: str) -> Iterator[tuple[int, str]]:
     """Split a script into statements: (0-based first line, text), a ``with`` block with its body."""
     lines = text.split("\n")
@@ -54,7 +58,10 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
         while i < n:
             prev = lines[i - 1].split("#", 1)[0].rstrip()
             line = lines[i]
-            if depth > 0 or prev.endswith("\\") or prev.endswith(":"):
+            if depth > 0 or prev.endswith("\\") or prev.endswith(":") or \
+                    prev.lstrip().startswith("@"):
+                pass
+            elif line.strip() and _CONTINUES.match(line):  # except/elif/else/finally
                 pass
             elif line.strip() and line[0] in " \t":
                 pass
@@ -98,7 +105,7 @@ class Session:
     """Names bound so far, and the output sinks; a failed statement leaves the state unchanged."""
 
     def __init__(self, out: Callable[[str], None], err: Callable[[str], None], *,
-                 dtype=np.float64) -> None:
+                 dtype=np.float32) -> None:
         self.out = out
         self.err = err
         self.dtype = dtype
@@ -111,6 +118,7 @@ class Session:
 
     def evaluator(self, program) -> Evaluator:
         ev = Evaluator(program, self.env, dtype=self.dtype, surface=surface)
+        ev.session = self  # (torch.set_default_dtype changes the session's)
         ev.addresses = self.addresses
         ev.nodes = self.nodes
         return ev
@@ -144,7 +152,7 @@ class Session:
             try:
                 result = ev.run_stmt(stmt)
                 shown = show(ev, result) if stmt.kind == "expr" and result is not NOTHING \
-                    else None
+                    and result is not None else None  # (a bare None prints nothing)
             except BaseException as exc:
                 journal.rollback()
                 del self.nodes[made:]
@@ -163,6 +171,9 @@ class Session:
         return True
 
     def _flush(self, ev: Evaluator) -> None:
+        if ev.partial:  # print(..., end=""): the line is shown when its statement ends
+            ev.printed.append(ev.partial)
+            ev.partial = ""
         for text in ev.printed:
             self.out(text)
         ev.printed.clear()

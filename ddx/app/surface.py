@@ -14,6 +14,7 @@ from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import NO_GRAD, DType, type_name
 from ..lang.tree import Ast
+from . import pybuiltins, pycalls, pyexec, pyexpr, pymodules, pyvalues
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
 from .values import NOTHING, PyNumber, Size, Str
 
@@ -58,9 +59,30 @@ REPL_FUNCTIONS = {
     "zero_grad": fn_zero_grad,
     "print": fn_print,
     "println": fn_print,
+    "printf": fn_print,
     "no_grad": fn_no_grad,
     "is_grad_enabled": fn_is_grad_enabled,
 }
+
+
+# --- the REPL's Python (ddx/app/py*.py), handed to the Evaluator through this surface ------
+run_stmt = pyexec.run_stmt
+python_binary = pyvalues.python_binary
+compound = pyexpr.compound
+call_value = pycalls.call_value
+
+
+def builtin(name: str, functions) -> Any:
+    """A Python builtin (len, range, RuntimeError, ...) by name, unless ``functions`` (ddx's
+    own, looked up first) has it; print, sum, max, min, abs and round are always the
+    builtins' (which send tensors on to the ops)."""
+    if name in pybuiltins.OVERRIDES or name not in functions:
+        return pybuiltins.BUILTINS.get(name)
+    return None
+
+
+def set_attr(ev: Evaluator, target: Ast, obj: Any, name: str, value: Any) -> bool:
+    return pyexpr.set_attr(ev, target, obj, name, value)
 
 
 def _grad_tensor(ev: Evaluator, t: Tensor) -> Any:
@@ -76,6 +98,12 @@ def _grad_tensor(ev: Evaluator, t: Tensor) -> Any:
 
 def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
     name = node.value
+    if isinstance(obj, Namespace) and name not in obj.children:
+        return pymodules.member(ev, obj, name, start=node.pos, end=node.end)
+    if not isinstance(obj, (Tensor, Function, AccumulateGrad)):
+        got = pyexpr.get_attr(ev, node, obj, name)
+        if got is not NotImplemented:
+            return got
     if not (isinstance(obj, Tensor) and name in _TENSOR_ATTRS):
         got = namespaces.get_attr(ev, node, obj)  # (modules, named results, .T and .mT)
         if got is not NotImplemented:
@@ -125,7 +153,14 @@ def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
 def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:
     name = node.value
     if isinstance(obj, Namespace):
+        extra = pymodules.EXTRA.get(obj.path, {}).get(name)
+        if extra is not None:
+            return call_value(ev, node, extra, args, kw)
         return namespaces.call_method(ev, node, obj, args, kw)
+    if not isinstance(obj, (Tensor, Function, AccumulateGrad, PyNumber)):
+        got = pyexpr.call_method(ev, node, obj, name, args, kw)
+        if got is not NotImplemented:
+            return got
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "name":
             return Str(obj.name if isinstance(obj, Function) else
@@ -165,7 +200,7 @@ def show(ev: Evaluator, value: Any) -> str:
         if value.weak:
             v = value.value.item()
             return repr(v)
-        return tensor_repr(value.value, requires_grad=value.requires_grad,
+        return tensor_repr(value.value, requires_grad=value.requires_grad, default=ev.dtype,
                            grad_fn=value.grad_fn.name if value.grad_fn is not None else None,
                            is_leaf=value.is_leaf)
     if isinstance(value, (Function, AccumulateGrad)):
@@ -174,6 +209,12 @@ def show(ev: Evaluator, value: Any) -> str:
         inner = ", ".join(show(ev, v) if not isinstance(v, int) or isinstance(v, bool)
                           else str(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(show(ev, v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{show(ev, k)}: {show(ev, v)}" for k, v in value.items()) + "}"
+    if isinstance(value, set):
+        return "{" + ", ".join(show(ev, v) for v in value) + "}" if value else "set()"
     if value is NO_GRAD or value is TORCH:
         return repr(value)
     return repr(value)

@@ -15,6 +15,31 @@ from .calls_linalg import matmul
 from .tensor import Tensor
 from .values import fold_numbers, type_name, weak
 
+_PYTHON_OPS = frozenset(("is", "is not", "in", "not in"))
+
+
+def _python_op(sym: str, a: Any, b: Any) -> bool:
+    """``is`` is identity (a plain number is its value); ``in`` is membership, by value for
+    numbers, as Python's ``==`` decides it for them."""
+    if sym in ("is", "is not"):
+        same = a is b or (isinstance(a, Tensor) and isinstance(b, Tensor) and a.weak and
+                          b.weak and a.value.item() == b.value.item())
+        return same if sym == "is" else not same
+    if isinstance(b, Tensor) and not b.weak:
+        found = bool((b.value == (a.value if isinstance(a, Tensor) else a)).any())
+    elif isinstance(b, (list, tuple, set, dict, str)):
+        if isinstance(b, str):
+            found = isinstance(a, str) and a in b
+        else:
+            key = a.value.item() if isinstance(a, Tensor) and a.weak else a
+            found = any(key is item or (isinstance(item, Tensor) and item.weak and
+                                        item.value.item() == key) or
+                        (not isinstance(item, Tensor) and item == key and
+                         type(item) is not bool) for item in b)
+    else:
+        raise DdxTypeError(f"argument of type '{type_name(b)}' is not iterable")
+    return found if sym == "in" else not found
+
 
 class Arithmetic:
     """The Evaluator's binary and unary operators (a mixin: the Evaluator gives op, label and
@@ -23,6 +48,11 @@ class Arithmetic:
     def tensor_operand(self, value: Any, node: Ast, side: str) -> Tensor:
         if isinstance(value, Tensor):
             return value
+        if self.repl and isinstance(value, list) and value and hasattr(value, "node"):
+            from .compound import numeric  # (a REPL list literal of numbers: ddx's vector)
+
+            if numeric(value):
+                return self.literal_tensor(value)
         if isinstance(value, bool):
             return weak(value)
         raise DdxTypeError(f"'{node.value}' needs numbers or tensors, got {type_name(value)} "
@@ -50,6 +80,12 @@ class Arithmetic:
 
     def binary(self, node: Ast, a: Any, b: Any) -> Tensor:
         sym = node.value
+        if sym in _PYTHON_OPS:
+            return _python_op(sym, a, b)
+        if self.repl and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            got = self.surface.python_binary(self, node, sym, a, b)  # strings, lists
+            if got is not NotImplemented:
+                return got
         a = self.tensor_operand(a, node, "left")
         b = self.tensor_operand(b, node, "right")
         if sym in COMPARE:
@@ -61,6 +97,10 @@ class Arithmetic:
             return self.fold(node, sym, a.value.item(), b.value.item())
         if sym == "@":
             return self.matmul(node, a, b)
+        if sym == "//":  # floor division: values only (PyTorch records no usable derivative)
+            if not (a.weak or b.weak):
+                self.check_broadcast(node, a, b)
+            return self.op("floor_divide", node, [a, b])
         if not (a.weak or b.weak):
             self.check_broadcast(node, a, b)
         plan = BINARY.get((sym, a.weak, b.weak))

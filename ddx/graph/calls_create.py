@@ -52,10 +52,8 @@ def fn_tensor(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     dtype = _dtype_arg(kw.get("dtype", (None,))[0])
     raw = src.value
     if dtype is None:
-        dtype = raw.dtype if raw.dtype.kind in "bi" else (raw.dtype if raw.dtype.kind == "f"
-                                                         else ev.dtype)
-        if raw.dtype.kind == "f" and raw.dtype != np.float32:
-            dtype = np.float64
+        # Python numbers are the default dtype (float32 in the REPL, as PyTorch's)
+        dtype = raw.dtype if raw.dtype.kind in "bi" else ev.dtype
     grad = kw.get("requires_grad", (False,))[0]
     return fresh(ev, node, np.array(raw, dtype=dtype), grad is not False and truth(grad))
 

@@ -11,8 +11,51 @@ from ..lang.tree import Ast
 from ..limits import MAX_DIMS, check_elements
 from ..ops import stack_op
 from . import indexing, namespaces
+from .functions import LISTS
 from .tensor import Tensor
-from .values import type_name, weak
+from .values import Starred, type_name, weak
+
+_PYTHON = frozenset(("lambda", "ifexp", "boolop", "not", "fstr", "comp", "dict", "set", "star",
+                     "dstar"))
+
+
+def _spread(node: Ast, pos: list, kw: dict) -> tuple[list, dict]:
+    """f(*xs, **opts): the starred values spread into the arguments."""
+    out: list = []
+    kw = dict(kw)
+    for v in pos:
+        if type(v) is not Starred:
+            out.append(v)
+        elif v.double:
+            if not isinstance(v.value, dict):
+                raise DdxTypeError("argument after ** must be a mapping", start=node.pos,
+                                   end=node.end)
+            kw.update({str(k): (val, node.pos) for k, val in v.value.items()})
+        else:
+            if not isinstance(v.value, (list, tuple, range, dict)):
+                raise DdxTypeError("argument after * must be an iterable", start=node.pos,
+                                   end=node.end)
+            out.extend(v.value)
+    return out, kw
+
+
+class Literal(list):
+    """A ``[..]`` literal in the REPL: a Python list, made a tensor where a tensor is taken
+    (an assignment of numbers, ``x = [1., 2.]``, is a leaf, as in the expression language)."""
+
+    __slots__ = ("node",)
+
+
+def numeric(items: list) -> bool:
+    """Numbers only, nested lists included (explicit stack)."""
+    stack = [items]
+    while stack:
+        for item in stack.pop():
+            if type(item) is Literal:
+                stack.append(item)
+            elif not (isinstance(item, bool) or isinstance(item, Tensor) and item.const):
+                return False
+    return True
 
 
 class Compound:
@@ -31,9 +74,26 @@ class Compound:
             return self.vector(node, values)
         if kind == "index":
             return self.index(node, values)
+        if kind in _PYTHON:  # the REPL's Python: lambdas, f-strings, comprehensions, ...
+            if not self.repl:
+                raise DdxTypeError("this belongs to the REPL language (ddx repl, ddx run)",
+                                   start=node.start, end=node.end)
+            return self.surface.compound(self, node, values)
         npos = len(node.kids)
         pos, kwv = values[:npos], values[npos:]
         kw = {name: (v, p) for (name, _, p), v in zip(node.kw, kwv)}
+        if self.repl and any(type(v) is Starred for v in pos):
+            pos, kw = _spread(node, pos, kw)
+        if kind == "call" and self.repl:
+            value = self.env.get(node.value)
+            if value is not None and not isinstance(value, Tensor):  # the user's function
+                return self.surface.call_value(self, node, value, pos, kw)
+            got = self.surface.builtin(node.value, self.functions)  # len, range, print, ...
+            if got is not None:
+                return self.surface.call_value(self, node, got, pos, kw)
+            pos = self.tensors_for(node.value, pos)
+        if kind == "call_value":
+            return self.surface.call_value(self, node, pos[0], pos[1:], kw)
         if kind == "call":
             fn = self.functions.get(node.value)
             if fn is None:
@@ -67,10 +127,38 @@ class Compound:
             surface = self.surface
             if kind == "attr":
                 return surface.get_attr(self, node, pos[0])
-            return surface.call_method(self, node, pos[0], pos[1:], kw)
+            if type(pos[0]) is Literal and numeric(pos[0]) and isinstance(pos[0], list) and \
+                    node.value not in ("append", "extend", "pop", "insert", "index", "count",
+                                       "copy", "clear", "reverse"):
+                pos[0] = self.literal_tensor(pos[0])  # [1., 2.].sum()? (rare) as a tensor
+            args = pos[1:]
+            if isinstance(pos[0], (Tensor, namespaces.Namespace)):  # ddx's functions
+                args = self.tensors_for(node.value, args)
+            return surface.call_method(self, node, pos[0], args, kw)
         raise DdxValueError(f"cannot evaluate {kind}")  # pragma: no cover
 
     def vector(self, node: Ast, items: list) -> Tensor:
+        if self.repl:  # the REPL's Python: a list (a tensor where ddx's functions take one)
+            lit = Literal(weak(i) if type(i) in (int, float) or isinstance(i, float) and
+                          not isinstance(i, bool) else i for i in items)
+            lit.node = node
+            return lit
+        return self.tensor_literal(node, items)
+
+    def literal_tensor(self, lit: Literal) -> Tensor:
+        """A list literal of numbers as ddx's vector (its nested lists first)."""
+        items = [self.literal_tensor(i) if type(i) is Literal else i for i in lit]
+        return self.tensor_literal(lit.node, items)
+
+    def tensors_for(self, name: str, args: list) -> list:
+        """The arguments of one of ddx's functions: list literals of numbers become tensors,
+        except for the functions that take lists (cat([a, b]), ones([2, 3]))."""
+        if name in LISTS:
+            return args
+        return [self.literal_tensor(a) if type(a) is Literal and numeric(a) else a
+                for a in args]
+
+    def tensor_literal(self, node: Ast, items: list) -> Tensor:
         if not items:
             t = Tensor(np.zeros((0,), dtype=self.dtype))
             t.const = True
@@ -78,7 +166,7 @@ class Compound:
         tensors = []
         for item in items:
             if not isinstance(item, Tensor):
-                if isinstance(item, bool):
+                if isinstance(item, (bool, int, float)):  # (an .item(): a Python number)
                     item = weak(item)
                 else:
                     raise DdxTypeError(f"a vector holds numbers, not {type_name(item)}",

@@ -17,13 +17,8 @@ from .values import type_name
 
 def index(ev, node: Ast, values: list) -> Any:
     base = values[0]
-    if isinstance(base, (tuple, list)) and len(node.value) == 1 and \
-            not isinstance(node.value[0], tuple):
-        i = ev.int_arg(values[1], node)
-        if not -len(base) <= i < len(base):
-            raise DdxShapeError(f"{type(base).__name__} index out of range", start=node.pos,
-                                end=node.end)
-        return base[i]
+    if isinstance(base, (tuple, list, str, dict)) and len(node.value) == 1:
+        return _python_index(ev, node, base, values[1:])
     if not isinstance(base, Tensor) or base.weak:
         raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos, end=node.pos + 1)
     items = _resolve(ev, node, values[1:])
@@ -62,6 +57,33 @@ def index(ev, node: Ast, values: list) -> Any:
     if advanced:
         cur = ev.op("index", node, [cur], {"key": _advanced_key(node, cur, advanced)})
     return cur
+
+
+def _python_index(ev, node: Ast, base: Any, values: list) -> Any:
+    """A list's, tuple's or string's item or slice, a dict's value: as Python gives them."""
+    sub = node.value[0]
+    kind = "list" if isinstance(base, list) else type(base).__name__
+    if isinstance(base, dict):
+        key = values[0]
+        key = key.value.item() if isinstance(key, Tensor) and key.weak else key
+        if key not in base:
+            exc = DdxShapeError(f"KeyError: {key!r}", start=node.pos, end=node.end)
+            exc.python_kind = "KeyError"
+            raise exc
+        return base[key]
+    if isinstance(sub, tuple):
+        parts = iter(values)
+        sl = slice(*[ev.int_arg(next(parts), node) if p is not None else None
+                     for p in sub[1:]])
+        got = base[sl]
+        return type(base)(got) if isinstance(base, list) and type(base) is not list else got
+    i = ev.int_arg(values[0], node)
+    if not -len(base) <= i < len(base):
+        exc = DdxShapeError(f"{'string' if kind == 'str' else kind} index out of range",
+                            start=node.pos, end=node.end)
+        exc.python_kind = "IndexError"
+        raise exc
+    return base[i]
 
 
 def _width(item: tuple) -> int:

@@ -7,18 +7,29 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError, DdxValueError, suggest
+from ..errors import DdxError, DdxNameError, DdxTypeError, suggest
 from ..lang.tree import Ast, Program, Stmt
 from ..ops import OPS
 from . import record
 from .arithmetic import Arithmetic
+from .binding import Binding
 from .compound import Compound
 from .functions import FUNCTIONS, LISTS, Functions
 from .journal import Journal
 from .namespaces import MODULES, close_name
 from .record import GRAD_MODE, apply
 from .tensor import Tensor, label_of
-from .values import CONSTANTS, DTYPES, NO_GRAD, DType, NoGrad, py_type, truth, type_name, weak
+from .values import (
+    CONSTANTS,
+    DTYPES,
+    NO_GRAD,
+    Break,
+    Continue,
+    ControlFlow,
+    DType,
+    Return,
+    weak,
+)
 
 
 def _operands(node: Ast) -> tuple | list:
@@ -64,7 +75,7 @@ def compile_expr(root: Ast) -> list[Ast]:
     return code
 
 
-class Evaluator(Arithmetic, Compound):
+class Evaluator(Arithmetic, Compound, Binding):
     """Runs statements against an environment of names, recording every tensor it makes."""
 
     journal: Journal | None = None  # a REPL session's undo log for the running statement
@@ -85,6 +96,8 @@ class Evaluator(Arithmetic, Compound):
         self.warnings: list[str] = []
         self.printed: list[str] = []
         self.functions = FUNCTIONS
+        self.frames: list = []  # the user's functions being called (the REPL's Python)
+        self.partial = ""  # print(..., end=""): the line printed so far
         if surface is not None:
             self.functions = Functions(surface.REPL_FUNCTIONS)
 
@@ -100,6 +113,10 @@ class Evaluator(Arithmetic, Compound):
         try:
             with record.fp_guard():
                 return self._run_stmt(stmt)
+        except ControlFlow as flow:
+            word = {Break: "'break' outside loop", Continue: "'continue' not properly in loop",
+                    Return: "'return' outside function"}[type(flow)]
+            raise DdxTypeError(word).at(stmt.start, stmt.end, self.program.source) from None
         except DdxError as exc:
             raise exc.at(stmt.start, stmt.end, self.program.source)
         finally:
@@ -107,14 +124,26 @@ class Evaluator(Arithmetic, Compound):
                 self.warnings.extend(msg for _, msg in record.WARNINGS)
                 record.WARNINGS.clear()
 
+    def run_inner(self, stmt: Stmt) -> Any:
+        """A statement inside a block (the REPL's Python): errors keep their own spans."""
+        return self._run_stmt(stmt)
+
     def _run_stmt(self, stmt: Stmt) -> Any:
+        kind = stmt.kind
+        if kind != "with" and kind != "expr" and kind != "assign":
+            if self.surface is None:
+                raise DdxTypeError(f"'{kind}' belongs to the REPL language (ddx repl, ddx run)",
+                                   start=stmt.start, end=stmt.end)
+            return self.surface.run_stmt(self, stmt)
         if stmt.kind == "with":
             ctx = self.evaluate(stmt.value)
-            if not isinstance(ctx, NoGrad):
-                raise DdxTypeError("'with' takes no_grad (or torch.no_grad())",
-                                   start=stmt.value.start, end=stmt.value.end)
+            enabled = getattr(ctx, "grad_enabled", None)
+            if enabled is None:
+                raise DdxTypeError("'with' takes no_grad (or torch.no_grad(), enable_grad(), "
+                                   "set_grad_enabled(b))", start=stmt.value.start,
+                                   end=stmt.value.end)
             before = GRAD_MODE.enabled
-            GRAD_MODE.enabled = False
+            GRAD_MODE.enabled = enabled
             try:
                 result = None
                 for inner in stmt.body:
@@ -126,103 +155,6 @@ class Evaluator(Arithmetic, Compound):
         if stmt.kind == "expr":
             return value
         return self.assign(stmt.target, value)
-
-    def assign(self, target: Ast, value: Any) -> Any:
-        if target.kind == "attr":
-            return self.set_attr(target, value)
-        if target.kind == "tuple":
-            return self.unpack(target, value)
-        if target.kind != "name":
-            raise DdxTypeError("can only assign to a name or an attribute (x.requires_grad = true)",
-                               start=target.start, end=target.end)
-        name = target.value
-        journal = self.journal
-        if isinstance(value, Tensor):
-            if value.const:
-                value = self.make_leaf(name, value.value, start=target.start)
-            elif value.name is None and not value.weak:
-                if journal is not None:
-                    journal.keep(value, "name")
-                value.name = name
-            elif value.weak:
-                value = self.make_leaf(name, value.value, start=target.start)
-        if journal is not None:
-            journal.bind(self.env, name, value)
-        else:
-            self.env[name] = value
-        return value
-
-    def unpack(self, target: Ast, value: Any) -> Any:
-        """``a, b = value``: a tuple, a list or a tensor's rows, one per name (explicit stack
-        for nested targets)."""
-        work = [(target, value)]
-        while work:
-            tgt, val = work.pop()
-            if tgt.kind != "tuple":
-                self.assign(tgt, val)
-                continue
-            if isinstance(val, Tensor) and not val.weak and val.value.ndim:
-                val = tuple(self.op("select", tgt, [val], {"key": (i,)})
-                            for i in range(val.value.shape[0]))
-            if not isinstance(val, (tuple, list)):
-                raise DdxTypeError(f"cannot unpack non-iterable {py_type(val)} object",
-                                   start=tgt.start, end=tgt.end)
-            if len(val) != len(tgt.kids):
-                few = len(val) < len(tgt.kids)
-                raise DdxValueError(
-                    f"not enough values to unpack (expected {len(tgt.kids)}, got {len(val)})"
-                    if few else f"too many values to unpack (expected {len(tgt.kids)})",
-                    start=tgt.start, end=tgt.end)
-            work.extend(reversed(list(zip(tgt.kids, val))))
-        return value
-
-    def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:
-        """A named leaf (x = 2, or a binding): float, requiring grad unless told otherwise.
-
-        In the REPL the value is a copy: a literal's array is cached with the parsed text, and
-        an in-place op on the leaf (x.zero_()) must not change every later ``x = 2.0``."""
-        arr = (np.array(raw, dtype=dtype or self.dtype) if self.repl
-               else np.asarray(raw, dtype=dtype or self.dtype))
-        t = Tensor(arr, False, name=name, span=(start, start) if start is not None else None)
-        t.requires_grad = self.leaf_requires(name) and GRAD_MODE.enabled
-        self.nodes.append(t)
-        return t
-
-    def set_attr(self, target: Ast, value: Any) -> Any:
-        obj = self.evaluate(target.kids[0])
-        if not isinstance(obj, Tensor) or obj.weak:
-            raise DdxTypeError(f"cannot set .{target.value} on {type_name(obj)}")
-        journal = self.journal
-        if target.value == "requires_grad":
-            flag = truth(value)
-            if journal is not None:
-                journal.keep(obj, "requires_grad")
-            obj.set_requires_grad(flag, via="attr")
-        elif target.value == "grad":
-            if value is None:
-                grad = None
-            elif isinstance(value, Tensor) and not value.weak:
-                if value is obj:
-                    raise DdxRuntimeError("can't assign Variable as its own grad")
-                if value.value.dtype != obj.value.dtype:
-                    raise DdxRuntimeError("assigned grad has data of a different type",
-                                          hint=f"the tensor is {obj.value.dtype}, the grad "
-                                               f"{value.value.dtype}")
-                if value.value.shape != obj.value.shape:
-                    raise DdxRuntimeError("assigned grad has data of a different size",
-                                          hint=f"the tensor has shape {list(obj.value.shape)}, "
-                                               f"the grad {list(value.value.shape)}")
-                grad = np.array(value.value)  # (a copy: .grad never aliases another value)
-            else:
-                raise DdxTypeError("assigned grad expected to be a Tensor or None but got grad "
-                                   f"of type {py_type(value)}")
-            if journal is not None:
-                journal.set(obj, "grad", grad)
-            else:
-                obj.grad = grad
-        else:
-            raise DdxTypeError(f"cannot set attribute '{target.value}'")
-        return None
 
     # --- expressions ----------------------------------------------------------------------
     def evaluate(self, root: Ast) -> Any:
@@ -296,6 +228,10 @@ class Evaluator(Arithmetic, Compound):
             return MODULES[name]
         if name in DTYPES:
             return DType(DTYPES[name])
+        if self.surface is not None:
+            got = self.surface.builtin(name, ())  # len, RuntimeError, ... as values
+            if got is not None:
+                return got
         known = list(self.env) + list(CONSTANTS)
         close = close_name(name, known + list(self.functions), suggest)
         hint = f"did you mean '{close}'?" if close else None

@@ -94,14 +94,29 @@ def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: 
 
 
 def _result_dtype(op: Op, value: np.ndarray, inputs) -> np.ndarray:
-    """The row's result dtype (Op.dtype): "same" is PyTorch's promotion of the tensor inputs
-    (plain numbers do not widen it); a kernel that computes in another precision is cast."""
+    """The row's result dtype (Op.dtype): "same" is PyTorch's promotion of the inputs (plain
+    numbers and 0-d tensors do not widen a dimensioned tensor of the same kind: a float32
+    vector times a 0-d float64 tensor is float32); a kernel computing in another precision
+    is cast."""
     if op.dtype != "same":
         return value.astype(op.dtype, copy=False)
     if value.dtype.kind != "f":
         return value
-    want = np.result_type(*[t.value.dtype for t in inputs if not t.weak])
+    want = promoted([t.value.dtype for t in inputs if not t.weak],
+                    [t.value.ndim for t in inputs if not t.weak])
     return value.astype(want, copy=False) if want.kind == "f" and want != value.dtype else value
+
+
+_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def promoted(dtypes: list, ndims: list) -> np.dtype:
+    """PyTorch's result_type of tensors: the highest kind (bool < int < float) wins; within
+    it, the dimensioned tensors' widest dtype, or the 0-d tensors' where none has that kind."""
+    top = max(_RANK.get(d.kind, 2) for d in dtypes)
+    dims = [d for d, n in zip(dtypes, ndims) if n and _RANK.get(d.kind, 2) == top]
+    pool = dims or [d for d in dtypes if _RANK.get(d.kind, 2) == top]
+    return np.result_type(*pool)
 
 
 def ancestors(root: Tensor) -> list[Tensor]:

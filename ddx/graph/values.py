@@ -18,6 +18,8 @@ CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 class NoGrad:
     """The ``no_grad`` context: ``with no_grad: ...`` records no graph."""
 
+    grad_enabled = False
+
     def __repr__(self) -> str:
         return "<torch.autograd.grad_mode.no_grad object>"
 
@@ -41,6 +43,33 @@ class DType:
 NO_GRAD = NoGrad()
 
 
+class Starred:
+    """``*xs`` (``**kw`` when ``double``) in a call's arguments, before it is spread out."""
+
+    __slots__ = ("value", "double")
+
+    def __init__(self, value: Any, double: bool) -> None:
+        self.value, self.double = value, double
+
+
+class ControlFlow(Exception):  # noqa: N818 - Python's own names for these are statements
+    """break, continue and return, on their way to the loop or call that takes them."""
+
+
+class Break(ControlFlow):
+    pass
+
+
+class Continue(ControlFlow):
+    pass
+
+
+class Return(ControlFlow):
+    def __init__(self, value: Any = None) -> None:
+        super().__init__()
+        self.value = value
+
+
 def weak(value: float | int | bool) -> Tensor:
     """A Python-number constant (PyTorch's wrapped scalar)."""
     t = Tensor(np.asarray(value), False, weak=True)
@@ -48,8 +77,18 @@ def weak(value: float | int | bool) -> Tensor:
     return t
 
 
-def fold_numbers(sym: str, x, y) -> float | None:
-    """``x sym y`` for two plain numbers, as Python (and so PyTorch) computes it; None for '@'."""
+def fold_numbers(sym: str, x, y) -> float | int | None:
+    """``x sym y`` for two plain numbers, as Python (and so PyTorch) computes it: ints stay
+    ints where Python keeps them (+ - * // %, and ** to a non-negative int); None for '@'."""
+    if type(x) is int and type(y) is int and sym in ("+", "-", "*", "//", "%") or (
+            sym == "^" and type(x) is int and type(y) is int and 0 <= y <= 64):
+        try:
+            r = (x + y if sym == "+" else x - y if sym == "-" else x * y if sym == "*" else
+                 x // y if sym == "//" else x % y if sym == "%" else x ** y)
+        except ZeroDivisionError:
+            r = None
+        if r is not None and -2**63 <= r < 2**63:
+            return r
     x, y = float(x), float(y)
     with np.errstate(all="ignore"):
         if sym == "+":
@@ -60,6 +99,10 @@ def fold_numbers(sym: str, x, y) -> float | None:
             return x * y
         if sym == "/":
             return float(np.float64(x) / np.float64(y))
+        if sym == "//":
+            return float(np.floor_divide(np.float64(x), np.float64(y)))
+        if sym == "%":
+            return float(np.remainder(np.float64(x), np.float64(y)))
         if sym == "^":
             try:
                 r = x ** y

@@ -45,6 +45,9 @@ BINARY: dict[tuple[str, bool, bool], Plan] = {
     ("^", False, False): Plan("pow", "a", "b"),
     ("^", True, False): Plan("rpow_scalar", "b", key="base"),
     ("^", False, True): Plan("pow_scalar", "a", key="exponent"),
+    ("%", False, False): Plan("remainder", "a", "b"),
+    ("%", True, False): Plan("remainder", "a", "b"),
+    ("%", False, True): Plan("remainder_scalar", "a", key="other"),
 }
 
 # Comparisons: operator -> row, and the row for the operands swapped (``0 < x`` is ``x > 0``,

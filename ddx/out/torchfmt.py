@@ -1,7 +1,7 @@
 """PyTorch's printed forms: ``tensor(7., grad_fn=<AddBackward0>)``, ``torch.Size([2])``, node reprs.
 
-Follows torch/_tensor_str.py (precision 4, threshold 1000, edgeitems 3, linewidth 80), with
-float64 as the default dtype, as ddx computes in float64 unless told otherwise."""
+Follows torch/_tensor_str.py (precision 4, threshold 1000, edgeitems 3, linewidth 80); the
+default dtype is the caller's (the REPL's float32, as PyTorch's, unless set otherwise)."""
 
 from __future__ import annotations
 
@@ -112,8 +112,10 @@ def _body(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
 
 
 def tensor_repr(value: np.ndarray, *, requires_grad: bool = False, grad_fn: str | None = None,
-                is_leaf: bool = True) -> str:
-    """``tensor(...)`` exactly as PyTorch prints it (default dtype float64)."""
+                is_leaf: bool = True, default=DEFAULT_DTYPE) -> str:
+    """``tensor(...)`` exactly as PyTorch prints it: the dtype shown when it is not the
+    default dtype (``default``), and each suffix on a line of its own where it would pass
+    the line width (_add_suffixes in torch/_tensor_str.py)."""
     a = np.asarray(value)
     prefix = "tensor("
     suffixes = []
@@ -126,13 +128,24 @@ def tensor_repr(value: np.ndarray, *, requires_grad: bool = False, grad_fn: str 
     else:
         fmt = _Formatter(_summarized(a) if summarize else a)
         body = _body(a, len(prefix), summarize, fmt)
-    if a.dtype != DEFAULT_DTYPE and a.dtype != np.int64 and a.dtype != np.bool_:
+    if a.dtype != np.dtype(default) and a.dtype != np.int64 and a.dtype != np.bool_:
         suffixes.append(f"dtype={dtype_repr(a.dtype)}")
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad and is_leaf:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    text = prefix + body
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    indent = len(prefix)
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"
 
 
 def dtype_repr(dtype) -> str:

@@ -1,0 +1,329 @@
+"""The Python builtins the REPL provides, and only these: print, len, range, enumerate, zip,
+list, tuple, dict, set, float, int, str, bool, abs, min, max, sum, round, isinstance, sorted,
+reversed, any, all, map, filter, super, type, repr, hasattr, callable, iter, next, divmod.
+Where a name is also one of ddx's ops (sum, max, min, abs, round), a tensor argument goes to
+the op, as ``torch.sum`` would, and Python values to Python's meaning."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import DdxTypeError, DdxValueError
+from ..graph.tensor import Tensor
+from ..graph.values import weak
+from . import pycalls, pyvalues
+from .pyerrors import EXCEPTIONS, PyException
+from .pymodules import Native
+from .pyvalues import Instance, UserClass, UserFunction, iterate, number_of, to_str, type_label
+from .values import PyNumber, Size, Str
+
+
+def _print(ev, node, args, kw):
+    sep = kw["sep"][0] if "sep" in kw else " "
+    end = kw["end"][0] if "end" in kw else "\n"
+    for key in kw:
+        if key not in ("sep", "end", "flush", "file"):
+            raise DdxTypeError(f"'{key}' is an invalid keyword argument for print()")
+    text = (getattr(ev, "partial", "") or "") + str(sep).join(
+        to_str(ev, a) for a in args) + str(end)
+    lines = text.split("\n")
+    ev.printed.extend(lines[:-1])
+    ev.partial = lines[-1]
+    return None
+
+
+def _number(value, name: str):
+    n = number_of(value)
+    if n is None and isinstance(value, Tensor) and value.value.size == 1:
+        n = value.value.item()
+    if n is None and isinstance(value, str):
+        try:
+            return float(value) if name == "float" else int(value)
+        except ValueError:
+            raise PyException.error("ValueError", f"could not convert string to {name}: "
+                                                  f"{value!r}" if name == "float" else
+                                    f"invalid literal for int() with base 10: {value!r}") \
+                from None
+    if n is None:
+        raise DdxTypeError(f"{name}() argument must be a string or a real number, not "
+                           f"'{type_label(value)}'")
+    return n
+
+
+def _float(ev, node, args, kw):
+    return weak(float(_number(args[0], "float"))) if args else weak(0.0)
+
+
+def _int(ev, node, args, kw):
+    return weak(int(_number(args[0], "int"))) if args else weak(0)
+
+
+def _len(ev, node, args, kw):
+    (value,) = args
+    if isinstance(value, Tensor) and not value.weak:
+        if value.value.ndim == 0:
+            raise DdxTypeError("len() of a 0-d tensor")
+        return weak(value.value.shape[0])
+    if isinstance(value, (list, tuple, dict, str, set, range, Size)):
+        return weak(len(value))
+    raise DdxTypeError(f"object of type '{type_label(value)}' has no len()")
+
+
+def _ints(args) -> list[int]:
+    out = []
+    for a in args:
+        n = number_of(a)
+        if n is None and isinstance(a, Tensor) and a.value.size == 1 and \
+                a.value.dtype.kind in "iu":
+            n = a.value.item()
+        if n is None or isinstance(n, float) and not n.is_integer() or isinstance(n, float):
+            raise DdxTypeError(f"'{type_label(a)}' object cannot be interpreted as an integer")
+        out.append(int(n))
+    return out
+
+
+def _range(ev, node, args, kw):
+    return [weak(i) for i in range(*_ints(args))] if len(range(*_ints(args))) <= 10**7 else \
+        _too_long()
+
+
+def _too_long():
+    raise DdxValueError("range() of more than 10,000,000 numbers")
+
+
+def _enumerate(ev, node, args, kw):
+    start = int(number_of(args[1])) if len(args) > 1 else int(number_of(kw["start"][0])) \
+        if "start" in kw else 0
+    return [(weak(i), x) for i, x in enumerate(iterate(ev, args[0], node), start)]
+
+
+def _zip(ev, node, args, kw):
+    return [tuple(items) for items in zip(*(list(iterate(ev, a, node)) for a in args))]
+
+
+def _list(ev, node, args, kw):
+    return list(iterate(ev, args[0], node)) if args else []
+
+
+def _tuple(ev, node, args, kw):
+    return tuple(iterate(ev, args[0], node)) if args else ()
+
+
+def _dict(ev, node, args, kw):
+    out = dict(args[0]) if args and isinstance(args[0], dict) else \
+        {k: v for k, v in iterate(ev, args[0], node)} if args else {}
+    out.update({k: v for k, (v, _) in kw.items()})
+    return out
+
+
+def _str(ev, node, args, kw):
+    return Str(to_str(ev, args[0])) if args else Str("")
+
+
+def _bool(ev, node, args, kw):
+    return pyvalues.python_truth(args[0]) if args else False
+
+
+def _repr(ev, node, args, kw):
+    return Str(repr(args[0]) if isinstance(args[0], str) else ev.surface.show(ev, args[0]))
+
+
+def _op_or_python(name: str, python):
+    """sum/max/min/abs/round: ddx's op for a tensor, Python's for Python values."""
+    def call(ev, node, args, kw):
+        tensors = [a for a in args if isinstance(a, Tensor) and not a.weak]
+        if tensors and not (name in ("max", "min") and len(args) > 1 and
+                            all(isinstance(a, Tensor) and a.value.size == 1 for a in args)
+                            and any(a.weak for a in args)):
+            return ev.functions[name](ev, node, args, kw)
+        return python(ev, node, args, kw)
+    return call
+
+
+def _py_sum(ev, node, args, kw):
+    total = args[1] if len(args) > 1 else weak(0)
+    for item in iterate(ev, args[0], node):
+        total = pyvalues.binary(ev, node, "+", total, item)
+    return total
+
+
+def _py_extreme(pick):
+    def call(ev, node, args, kw):
+        items = list(iterate(ev, args[0], node)) if len(args) == 1 else list(args)
+        if not items:
+            raise PyException.error("ValueError", f"{pick}() arg is an empty sequence")
+        best = items[0]
+        for item in items[1:]:
+            a, b = _num(item), _num(best)
+            if (a > b) if pick == "max" else (a < b):
+                best = item
+        return best
+    return call
+
+
+def _num(value):
+    n = number_of(value)
+    if n is None and isinstance(value, Tensor) and value.value.size == 1:
+        return value.value.item()
+    if n is None:
+        raise DdxTypeError(f"'<' not supported for '{type_label(value)}'")
+    return n
+
+
+def _py_abs(ev, node, args, kw):
+    return weak(abs(_num(args[0])))
+
+
+def _py_round(ev, node, args, kw):
+    n = _num(args[0])
+    if len(args) > 1 or "ndigits" in kw:
+        digits = int(_num(args[1] if len(args) > 1 else kw["ndigits"][0]))
+        return weak(round(n, digits))
+    return weak(round(n))
+
+
+def _isinstance(ev, node, args, kw):
+    value, kind = args
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    for k in kinds:
+        if isinstance(k, Native) and k.name in _TYPE_CHECKS and _TYPE_CHECKS[k.name](value):
+            return True
+        if isinstance(k, UserClass) and isinstance(value, Instance) and \
+                (value.cls is k or k in value.cls.bases):
+            return True
+        if getattr(k, "is_instance", None) is not None and k.is_instance(value):
+            return True
+    return False
+
+
+_TYPE_CHECKS = {
+    "float": lambda v: isinstance(v, (PyNumber, float)) or isinstance(v, Tensor) and v.weak
+    and v.value.dtype.kind == "f",
+    "int": lambda v: isinstance(v, Tensor) and v.weak and v.value.dtype.kind in "iub",
+    "str": lambda v: isinstance(v, str), "list": lambda v: isinstance(v, list),
+    "tuple": lambda v: isinstance(v, tuple), "dict": lambda v: isinstance(v, dict),
+    "bool": lambda v: isinstance(v, bool),
+}
+
+
+def _sorted(ev, node, args, kw):
+    items = list(iterate(ev, args[0], node))
+    key = kw.get("key", (None,))[0]
+    rev = pyvalues.python_truth(kw["reverse"][0]) if "reverse" in kw else False
+
+    def k(item):
+        v = pycalls.call_value(ev, node, key, [item], {}) if key is not None else item
+        return _num(v) if not isinstance(v, str) else v
+    return sorted(items, key=k, reverse=rev)
+
+
+def _map(ev, node, args, kw):
+    fn, *its = args
+    return [pycalls.call_value(ev, node, fn, list(items), {})
+            for items in zip(*(list(iterate(ev, i, node)) for i in its))]
+
+
+def _filter(ev, node, args, kw):
+    fn, it = args
+    return [x for x in iterate(ev, it, node)
+            if pyvalues.python_truth(x if fn is None else
+                                     pycalls.call_value(ev, node, fn, [x], {}))]
+
+
+def _super(ev, node, args, kw):
+    """super() inside a method: the instance's builtin base (nn.Module) or next class."""
+    frame = ev.frames[-1] if ev.frames else None
+    obj = ev.env.get("self") if frame is not None else None
+    if obj is None or not isinstance(obj, Instance):
+        raise DdxTypeError("super(): no arguments")
+    return SuperProxy(obj)
+
+
+class SuperProxy:
+    def __init__(self, obj: Instance) -> None:
+        self.obj = obj
+
+    def py_method(self, ev, node, name, args, kw):
+        if name == "__init__":
+            return None  # (a builtin base was set up when the object was made)
+        for base in self.obj.cls.bases:
+            found = base.lookup(name) if isinstance(base, UserClass) else None
+            if found is not None:
+                return pycalls.call_value(ev, node, found, [self.obj, *args], kw)
+        raise DdxTypeError(f"'super' object has no attribute '{name}'")
+
+
+def _type(ev, node, args, kw):
+    return Str(f"<class '{type_label(args[0])}'>")
+
+
+def _iter_next(ev, node, args, kw):
+    it = args[0]
+    if isinstance(it, list):
+        if not it:
+            raise PyException.error("StopIteration", "")
+        return it.pop(0)
+    raise DdxTypeError(f"'{type_label(it)}' object is not an iterator")
+
+
+def _callable(ev, node, args, kw):
+    return isinstance(args[0], (UserFunction, UserClass, Native, pyvalues.BoundMethod))
+
+
+def _any_all(pick):
+    def call(ev, node, args, kw):
+        truths = (pyvalues.python_truth(x) for x in iterate(ev, args[0], node))
+        return any(truths) if pick == "any" else all(truths)
+    return call
+
+
+def _divmod(ev, node, args, kw):
+    a, b = _num(args[0]), _num(args[1])
+    q, r = divmod(a, b)
+    return (weak(q), weak(r))
+
+
+def _pow(ev, node, args, kw):
+    return pyvalues.binary(ev, node, "**", args[0], args[1])
+
+
+_PLAIN = {
+    "print": _print, "len": _len, "range": _range, "enumerate": _enumerate, "zip": _zip,
+    "list": _list, "tuple": _tuple, "dict": _dict, "str": _str, "bool": _bool,
+    "float": _float, "int": _int, "repr": _repr, "isinstance": _isinstance, "sorted": _sorted,
+    "reversed": lambda ev, node, args, kw: list(reversed(list(iterate(ev, args[0], node)))),
+    "map": _map, "filter": _filter, "super": _super, "type": _type, "next": _iter_next,
+    "iter": lambda ev, node, args, kw: list(iterate(ev, args[0], node)),
+    "callable": _callable, "any": _any_all("any"), "all": _any_all("all"),
+    "divmod": _divmod, "pow": _pow,
+    "hasattr": lambda ev, node, args, kw: _hasattr(ev, node, args),
+}
+
+
+def _hasattr(ev, node, args) -> bool:
+    obj, name = args
+    if not isinstance(name, str) or name.startswith("__"):
+        return False
+    from .pyexpr import get_attr
+
+    try:
+        return get_attr(ev, node, obj, name) is not NotImplemented
+    except Exception:  # noqa: BLE001 - hasattr is False on any error, as Python's
+        return False
+
+
+BUILTINS: dict[str, Any] = {name: Native(name, fn) for name, fn in _PLAIN.items()}
+BUILTINS.update({
+    "sum": Native("sum", _op_or_python("sum", _py_sum)),
+    "max": Native("max", _op_or_python("max", _py_extreme("max"))),
+    "min": Native("min", _op_or_python("min", _py_extreme("min"))),
+    "abs": Native("abs", _op_or_python("abs", _py_abs)),
+    "round": Native("round", _op_or_python("round", _py_round)),
+    **EXCEPTIONS,
+})
+# print stays the REPL's own (sep=, end=); the ddx ops sum/max/min/abs/round win in calls by
+# name only through these wrappers, looked up before the op table (surface.builtin)
+OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round"))
+
+__all__ = ["BUILTINS", "OVERRIDES", "math"]

@@ -1,0 +1,141 @@
+"""Calling values in the REPL's Python: the user's functions (parameters bound as Python
+binds them, a frame per call, at most MAX_DEPTH deep), classes, bound methods, exception types
+and the functions ddx provides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import DdxTypeError
+from ..graph import record
+from ..graph.values import Return
+from ..lang.tree import Ast
+from .pyerrors import ExceptionType, PyException
+from .pyvalues import (
+    MAX_DEPTH,
+    BoundMethod,
+    Instance,
+    Scope,
+    UserClass,
+    UserFunction,
+    to_str,
+    type_label,
+)
+
+
+# --- calls ------------------------------------------------------------------------------
+def call_value(ev, node: Ast, fn: Any, args: list, kw: dict) -> Any:
+    """Call a value: the user's functions and classes, bound methods, exception types, the
+    builtins and modules' functions ddx provides (plain Python callables taking ``ev``)."""
+    if isinstance(fn, UserFunction):
+        return call_user(ev, node, fn, args, kw)
+    if isinstance(fn, BoundMethod):
+        return call_value(ev, node, fn.fn, [fn.obj, *args], kw)
+    if isinstance(fn, UserClass):
+        return instantiate(ev, node, fn, args, kw)
+    if isinstance(fn, ExceptionType):
+        text = " ".join(to_str(ev, a) for a in args) if len(args) != 1 else to_str(ev, args[0])
+        return PyException(fn.name, text)
+    native = getattr(fn, "py_call", None)
+    if native is not None:
+        return native(ev, node, args, kw)
+    if callable(fn) and getattr(fn, "ddx_function", False):
+        return fn(ev, node, args, kw)
+    raise DdxTypeError(f"'{type_label(fn)}' object is not callable", start=node.pos,
+                       end=node.end)
+
+
+def call_user(ev, node: Ast, fn: UserFunction, args: list, kw: dict) -> Any:
+    local = _bind_params(node, fn, args, kw)
+    if len(ev.frames) >= MAX_DEPTH:
+        raise PyException.error("RecursionError", "maximum recursion depth exceeded")
+    outer_env, outer_program = ev.env, ev.program
+    ev.env = Scope(local, fn.scope)
+    ev.program = fn.program
+    ev.frames.append(fn)
+    before = record.GRAD_MODE.enabled
+    if fn.grad_mode is not None:
+        record.GRAD_MODE.enabled = fn.grad_mode
+    try:
+        if fn.expression:
+            return ev.evaluate(fn.body)
+        try:
+            for stmt in fn.body:
+                ev.run_inner(stmt)
+        except Return as ret:
+            return ret.value
+        return None
+    finally:
+        record.GRAD_MODE.enabled = before
+        ev.frames.pop()
+        ev.env, ev.program = outer_env, outer_program
+
+
+def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
+    local: dict = {}
+    rest = list(args)
+    extra_kw = dict(kw)
+    names = {p.name for p in fn.params if p.kind == "pos"}
+    if not any(p.kind == "kwstar" for p in fn.params):
+        for key in kw:
+            if key not in names:
+                raise DdxTypeError(f"{fn.name}() got an unexpected keyword argument '{key}'",
+                                   start=node.pos, end=node.end)
+    star = kwstar = None
+    for p in fn.params:
+        if p.kind == "star":
+            star = p.name
+            local[p.name] = tuple(rest)
+            rest = []
+        elif p.kind == "kwstar":
+            kwstar = p.name
+        elif rest and star is None:
+            local[p.name] = rest.pop(0)
+            if p.name in extra_kw:
+                raise DdxTypeError(f"{fn.name}() got multiple values for argument '{p.name}'",
+                                   start=node.pos, end=node.end)
+        elif p.name in extra_kw:
+            local[p.name] = extra_kw.pop(p.name)[0]
+        elif p.name in fn.defaults:
+            local[p.name] = fn.defaults[p.name]
+        else:
+            raise DdxTypeError(f"{fn.name}() missing 1 required positional argument: "
+                               f"'{p.name}'", start=node.pos, end=node.end)
+    if rest:
+        given = len(args)
+        takes = len([p for p in fn.params if p.kind == "pos"])
+        raise DdxTypeError(f"{fn.name}() takes {takes} positional argument"
+                           f"{'s' if takes != 1 else ''} but {given} were given",
+                           start=node.pos, end=node.end)
+    if extra_kw:
+        if kwstar is None:
+            name = next(iter(extra_kw))
+            raise DdxTypeError(f"{fn.name}() got an unexpected keyword argument '{name}'",
+                               start=node.pos, end=node.end)
+        local[kwstar] = {k: v for k, (v, _) in extra_kw.items()}
+    elif kwstar is not None:
+        local[kwstar] = {}
+    return local
+
+
+def instantiate(ev, node: Ast, cls: UserClass, args: list, kw: dict) -> Any:
+    obj = Instance(cls)
+    base = next((b for b in _all_bases(cls) if hasattr(b, "init_instance")), None)
+    if base is not None:
+        base.init_instance(obj)
+    init = cls.lookup("__init__")
+    if isinstance(init, UserFunction):
+        call_user(ev, node, init, [obj, *args], kw)
+    elif args or kw:
+        raise DdxTypeError(f"{cls.name}() takes no arguments", start=node.pos, end=node.end)
+    return obj
+
+
+def _all_bases(cls: UserClass) -> list:
+    out, stack = [], list(cls.bases)
+    while stack:
+        b = stack.pop()
+        out.append(b)
+        if isinstance(b, UserClass):
+            stack.extend(b.bases)
+    return out

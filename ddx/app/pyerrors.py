@@ -1,0 +1,97 @@
+"""Python's exceptions in the REPL: RuntimeError, ValueError, ... as values that are raised,
+caught by ``except`` (matched by Python's hierarchy) and bound by ``as e``; a ddx error is
+the Python exception it stands for (PyTorch's own errors are RuntimeErrors)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import (
+    DdxError,
+    DdxNameError,
+    DdxRuntimeError,
+    DdxShapeError,
+    DdxTypeError,
+    DdxValueError,
+)
+
+
+class PyException:
+    """An exception value: ``RuntimeError("...")``, or what ``except ... as e`` catches."""
+
+    def __init__(self, kind: str, message: str, error: DdxError | None = None) -> None:
+        self.kind, self.message, self.error = kind, message, error
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({self.message!r})"
+
+    @staticmethod
+    def of(exc: DdxError) -> PyException:
+        return PyException(python_kind(exc), exc.message, exc)
+
+    @staticmethod
+    def error(kind: str, message: str) -> DdxError:
+        cls = {"TypeError": DdxTypeError, "ValueError": DdxValueError,
+               "NameError": DdxNameError, "IndexError": DdxShapeError}.get(kind, DdxRuntimeError)
+        exc = cls(message)
+        exc.python_kind = kind
+        return exc
+
+
+class ExceptionType:
+    """RuntimeError, ValueError, ... as names: called to make an exception, matched by except."""
+
+    def __init__(self, name: str, parents: tuple[str, ...]) -> None:
+        self.name, self.parents = name, parents
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+
+_PARENTS = {"Exception": (), "RuntimeError": ("Exception",), "ValueError": ("Exception",),
+            "TypeError": ("Exception",), "NameError": ("Exception",),
+            "IndexError": ("LookupError", "Exception"), "KeyError": ("LookupError", "Exception"),
+            "LookupError": ("Exception",), "ZeroDivisionError": ("ArithmeticError", "Exception"),
+            "ArithmeticError": ("Exception",), "AttributeError": ("Exception",),
+            "AssertionError": ("Exception",), "NotImplementedError": ("RuntimeError",
+                                                                      "Exception"),
+            "StopIteration": ("Exception",), "RecursionError": ("RuntimeError", "Exception")}
+EXCEPTIONS = {name: ExceptionType(name, parents) for name, parents in _PARENTS.items()}
+EXCEPTIONS["BaseException"] = ExceptionType("BaseException", ())
+
+
+def python_kind(exc: DdxError) -> str:
+    """The Python exception a ddx error stands for (PyTorch's errors are RuntimeErrors)."""
+    kind = getattr(exc, "python_kind", None)
+    if kind:
+        return kind
+    if isinstance(exc, DdxNameError):
+        return "NameError" if exc.message.startswith(("unknown name", "name ")) else \
+            "AttributeError"
+    if isinstance(exc, DdxTypeError):
+        return "AttributeError" if "has no attribute" in exc.message else "TypeError"
+    if isinstance(exc, DdxValueError):
+        return "ValueError"
+    if isinstance(exc, DdxShapeError) and "out of" in exc.message and "index" in exc.message:
+        return "IndexError"
+    return "RuntimeError"
+
+
+def exception_matches(exc: DdxError, wanted: Any) -> bool:
+    if isinstance(wanted, tuple):
+        return any(exception_matches(exc, w) for w in wanted)
+    if not isinstance(wanted, ExceptionType):
+        raise DdxTypeError("catching classes that do not inherit from BaseException is not "
+                           "allowed")
+    kind = python_kind(exc)
+    return wanted.name in (kind, "BaseException", *_PARENTS.get(kind, ()))
+
+
+def as_error(value: Any) -> DdxError:
+    if isinstance(value, ExceptionType):
+        value = PyException(value.name, "")
+    if isinstance(value, PyException):
+        if value.error is not None:
+            return value.error
+        return PyException.error(value.kind, value.message)
+    return DdxTypeError("exceptions must derive from BaseException")

@@ -1,0 +1,250 @@
+"""The REPL's Python statements, interpreted by ddx (no eval/exec/compile): if/while/for,
+def/return, class, try/except/finally, raise/assert, import/from, augmented assignment, del,
+global, break/continue/pass. The Evaluator hands every statement kind it does not know here
+(through its surface). Blocks nest at most as deep as the parser allows, and calls of the
+user's own functions at most MAX_DEPTH deep, so Python's own stack is never at risk."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError
+from ..graph import record
+from ..graph.tensor import Tensor
+from ..graph.values import Break, Continue, NoGrad, Return
+from . import pycalls, pymodules, pyvalues
+from .pyvalues import (
+    PyException,
+    UserClass,
+    UserFunction,
+    exception_matches,
+    iterate,
+    python_truth,
+)
+
+
+def run_block(ev, stmts: list) -> Any:
+    result = None
+    for stmt in stmts:
+        result = ev.run_inner(stmt)
+    return result
+
+
+def _if(ev, stmt) -> Any:
+    for cond, body in stmt.extra["branches"]:
+        if python_truth(ev.evaluate(cond)):
+            return run_block(ev, body)
+    return run_block(ev, stmt.extra["else"])
+
+
+def _while(ev, stmt) -> Any:
+    while python_truth(ev.evaluate(stmt.value)):
+        try:
+            run_block(ev, stmt.body)
+        except Break:
+            return None
+        except Continue:
+            continue
+    return run_block(ev, stmt.extra["else"])
+
+
+def _for(ev, stmt) -> Any:
+    items = iterate(ev, ev.evaluate(stmt.value), stmt.value)
+    for item in items:
+        pyvalues.bind(ev, stmt.target, item)
+        try:
+            run_block(ev, stmt.body)
+        except Break:
+            return None
+        except Continue:
+            continue
+    return run_block(ev, stmt.extra["else"])
+
+
+def _def(ev, stmt) -> Any:
+    extra = stmt.extra
+    defaults = {p.name: ev.evaluate(p.default) for p in extra["params"] if p.default is not None}
+    fn = UserFunction(extra["name"], extra["params"], defaults, stmt.body, ev.env,
+                      ev.program, expression=False)
+    value: Any = fn
+    for deco in reversed(extra["decorators"]):
+        d = ev.evaluate(deco)
+        if isinstance(d, NoGrad) or d is pymodules.ENABLE_GRAD:
+            fn.grad_mode = isinstance(d, NoGrad) is False
+        else:
+            value = pycalls.call_value(ev, deco, d, [value], {})
+    pyvalues.bind_name(ev, extra["name"], value)
+    return None
+
+
+def _class(ev, stmt) -> Any:
+    extra = stmt.extra
+    bases = [ev.evaluate(b) for b in extra["bases"]]
+    scope: dict = {}
+    outer = ev.env
+    ev.env = pyvalues.Scope(scope, outer)
+    try:
+        run_block(ev, stmt.body)
+    finally:
+        ev.env = outer
+    pyvalues.bind_name(ev, extra["name"], UserClass(extra["name"], bases, scope))
+    return None
+
+
+def _try(ev, stmt) -> Any:
+    extra = stmt.extra
+    try:
+        try:
+            run_block(ev, stmt.body)
+        except (Break, Continue, Return):
+            raise
+        except DdxError as exc:
+            for kind, name, body in extra["handlers"]:
+                wanted = ev.evaluate(kind) if kind is not None else None
+                if wanted is None or exception_matches(exc, wanted):
+                    if name is not None:
+                        pyvalues.bind_name(ev, name, PyException.of(exc))
+                    run_block(ev, body)
+                    break
+            else:
+                raise
+        else:
+            run_block(ev, extra["else"])
+    finally:
+        run_block(ev, extra["finally"])
+    return None
+
+
+def _break(ev, stmt) -> Any:
+    raise Break()
+
+
+def _continue(ev, stmt) -> Any:
+    raise Continue()
+
+
+def _return(ev, stmt) -> Any:
+    raise Return(ev.evaluate(stmt.value) if stmt.value is not None else None)
+
+
+def _raise(ev, stmt) -> Any:
+    if stmt.value is None:
+        current = getattr(ev, "handling", None)
+        raise current if current is not None else DdxRuntimeError(
+            "No active exception to reraise")
+    value = ev.evaluate(stmt.value)
+    raise pyvalues.as_error(value)
+
+
+def _assert(ev, stmt) -> Any:
+    if not python_truth(ev.evaluate(stmt.value)):
+        msg = stmt.extra["message"]
+        text = pyvalues.to_str(ev, ev.evaluate(msg)) if msg is not None else ""
+        raise PyException.error("AssertionError", text)
+    return None
+
+
+def _del(ev, stmt) -> Any:
+    targets = stmt.value.kids if stmt.value.kind == "tuple" else (stmt.value,)
+    for target in targets:
+        if target.kind != "name":
+            raise DdxTypeError("del takes names here", start=target.start, end=target.end)
+        if target.value not in ev.env:
+            raise DdxNameError(f"name '{target.value}' is not defined", start=target.start,
+                               end=target.end)
+        pyvalues.unbind_name(ev, target.value)
+    return None
+
+
+def _global(ev, stmt) -> Any:
+    env = ev.env
+    if isinstance(env, pyvalues.Scope):
+        env.globals_named.update(stmt.extra["names"])
+    return None
+
+
+def _import(ev, stmt) -> Any:
+    for (path, start, end), alias in stmt.extra["modules"]:
+        module = pymodules.find(path, start, end)
+        if alias is not None:
+            pyvalues.bind_name(ev, alias, module)
+        else:  # import torch.nn: binds torch
+            top = path.split(".")[0]
+            pyvalues.bind_name(ev, top, pymodules.find(top, start, end))
+    return None
+
+
+def _from(ev, stmt) -> Any:
+    path, start, end = stmt.extra["module"]
+    module = pymodules.find(path, start, end)
+    names = stmt.extra["names"]
+    if names == "*":
+        for name, value in pymodules.members(module).items():
+            pyvalues.bind_name(ev, name, value)
+        return None
+    for name, alias in names:
+        pyvalues.bind_name(ev, alias or name, pymodules.member(ev, module, name, path,
+                                                               start, end))
+    return None
+
+
+def _augassign(ev, stmt) -> Any:
+    op = stmt.extra["op"]
+    target = stmt.target
+    current = ev.evaluate(target)
+    other = ev.evaluate(stmt.value)
+    if isinstance(current, list) and op == "+":
+        current.extend(iterate(ev, other, stmt.value))
+        return None
+    if isinstance(current, Tensor) and not current.weak and op in "+-*/" and len(op) == 1:
+        if _in_place(ev, stmt, current, op, other):
+            return None
+    result = pyvalues.binary(ev, stmt, op, current, other)
+    pyvalues.bind(ev, target, result, python=False)
+    return None
+
+
+def _in_place(ev, stmt, t: Tensor, op: str, other: Any) -> bool:
+    """``t += v`` on a tensor changes it in place, as PyTorch does: refused on a leaf that
+    requires grad while grad mode is on; else its values change, and every name that holds
+    it sees the change. A non-leaf in grad mode is recorded as the out-of-place op (False)."""
+    if t.requires_grad and record.GRAD_MODE.enabled:
+        if t.is_leaf:
+            raise DdxRuntimeError("a leaf Variable that requires grad is being used in an "
+                                  "in-place operation.")
+        return False
+    value = other.value if isinstance(other, Tensor) else np.asarray(other)
+    with np.errstate(all="ignore"):
+        new = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide}[op](
+            t.value, value)
+    if np.shape(new) != t.value.shape:
+        raise DdxRuntimeError(f"output with shape {list(t.value.shape)} doesn't match the "
+                              f"broadcast shape {list(np.shape(new))}")
+    if t.value.dtype.kind in "iub" and np.asarray(new).dtype.kind == "f":
+        raise DdxRuntimeError(f"result type Float can't be cast to the desired output type "
+                              f"{pyvalues.torch_type_name(t.value.dtype)}")
+    if ev.journal is not None:
+        ev.journal.overwrite(t.value)
+    if not t.value.flags.writeable:
+        t.value = np.array(t.value)
+    t.value[...] = new
+    return True
+
+
+HANDLERS = {
+    "if": _if, "while": _while, "for": _for, "def": _def, "class": _class, "try": _try,
+    "return": _return, "raise": _raise, "assert": _assert, "del": _del, "global": _global,
+    "import": _import, "from": _from, "augassign": _augassign,
+    "pass": lambda ev, stmt: None, "break": _break, "continue": _continue,
+}
+
+
+def run_stmt(ev, stmt) -> Any:
+    """One statement the expression language does not have (the Evaluator's surface hook);
+    a stray break/continue/return is reported by the Evaluator's run_stmt."""
+    handler = HANDLERS.get(stmt.kind)
+    if handler is None:
+        raise DdxTypeError(f"cannot run a '{stmt.kind}' statement")
+    return handler(ev, stmt)

@@ -1,0 +1,291 @@
+"""The REPL's Python expressions (the Evaluator hands them to its surface): lambdas,
+conditional and boolean expressions, ``not``, f-strings, comprehensions, dicts and sets, ``*``
+in calls; and attributes and methods of Python values (lists, dicts, strings, the user's
+objects, modules)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import DdxTypeError, DdxValueError
+from ..graph.tensor import Tensor
+from ..graph.values import Starred
+from ..lang.tree import Ast
+from . import pycalls, pymodules, pyvalues
+from .pyvalues import (
+    BoundMethod,
+    Instance,
+    UserClass,
+    UserFunction,
+    iterate,
+    number_of,
+    python_truth,
+    to_str,
+    type_label,
+)
+from .values import Str
+
+MAX_NESTING = 100  # lazily evaluated parts (x if c else y, and/or) nested this deep at most
+
+
+def compound(ev, node: Ast, values: list) -> Any:
+    kind = node.kind
+    if kind == "star" or kind == "dstar":
+        return Starred(values[0], kind == "dstar")
+    if kind == "fstr":
+        return pyvalues.fstring(ev, node)
+    if kind == "dict":
+        return {_key(k): v for k, v in zip(values[::2], values[1::2])}
+    if kind == "set":
+        return {_key(v) for v in values}
+    if kind == "not":
+        return not python_truth(values[0])
+    if kind == "lambda":
+        params, body = node.value
+        defaults = dict(zip([p.name for p in params if p.default is not None], values))
+        return UserFunction("<lambda>", params, defaults, body, ev.env, ev.program,
+                            expression=True)
+    depth = ev.frames_lazy = getattr(ev, "frames_lazy", 0) + 1
+    try:
+        if depth > MAX_NESTING:
+            raise DdxValueError("expression nested too deeply", start=node.start, end=node.end)
+        if kind == "ifexp":
+            then, orelse = node.value
+            return ev.evaluate(then if python_truth(values[0]) else orelse)
+        if kind == "boolop":
+            op, right = node.value
+            left = values[0]
+            if (op == "and") != python_truth(left):
+                return left
+            return ev.evaluate(right)
+        if kind == "comp":
+            return _comprehension(ev, node, values[0])
+    finally:
+        ev.frames_lazy -= 1
+    raise DdxTypeError(f"cannot evaluate {kind}")  # pragma: no cover - grammar's kinds only
+
+
+def _key(value: Any) -> Any:
+    """A dict key or set item: numbers by their value (2 and 2.0 are one key, as in Python)."""
+    n = number_of(value)
+    return n if n is not None else value
+
+
+def _comprehension(ev, node: Ast, iterable: Any) -> list:
+    _, expr, target, _, conds = node.value
+    out = []
+    saved = {}
+    names = _target_names(target)
+    env = ev.env
+    for name in names:  # (a comprehension's variables are its own: restore the outer ones)
+        if dict.__contains__(env, name) if isinstance(env, dict) else name in env:
+            saved[name] = env[name]
+    try:
+        for item in iterate(ev, iterable, node):
+            pyvalues.bind(ev, target, item)
+            if all(python_truth(ev.evaluate(c)) for c in conds):
+                out.append(ev.evaluate(expr))
+    finally:
+        for name in names:
+            if name in saved:
+                env[name] = saved[name]
+            elif dict.__contains__(env, name):
+                dict.__delitem__(env, name)
+    return out
+
+
+def _target_names(target: Ast) -> list[str]:
+    names, stack = [], [target]
+    while stack:
+        t = stack.pop()
+        if t.kind == "name":
+            names.append(t.value)
+        elif t.kind == "tuple":
+            stack.extend(t.kids)
+    return names
+
+
+# --- attributes and methods of Python values --------------------------------------------
+def _list_method(ev, node, obj: list, name: str, args: list, kw: dict) -> Any:
+    if name == "append" and len(args) == 1:
+        _journal(ev, obj)
+        obj.append(args[0])
+        return None
+    if name == "extend" and len(args) == 1:
+        _journal(ev, obj)
+        obj.extend(iterate(ev, args[0], node))
+        return None
+    if name == "pop":
+        _journal(ev, obj)
+        if not obj:
+            raise pyvalues.PyException.error("IndexError", "pop from empty list")
+        return obj.pop(int(number_of(args[0])) if args else -1)
+    if name == "insert" and len(args) == 2:
+        _journal(ev, obj)
+        obj.insert(int(number_of(args[0])), args[1])
+        return None
+    if name == "clear":
+        _journal(ev, obj)
+        obj.clear()
+        return None
+    if name == "copy":
+        return list(obj)
+    if name == "index" and args:
+        return pyvalues.weak(_index_of(obj, args[0]))
+    if name == "count" and args:
+        return pyvalues.weak(sum(1 for x in obj if _same(x, args[0])))
+    if name == "reverse":
+        _journal(ev, obj)
+        obj.reverse()
+        return None
+    raise _no_attribute("list", name)
+
+
+def _journal(ev, obj: list) -> None:
+    """A list changed in place: undone with the statement if it fails."""
+    if ev.journal is not None:
+        old = list(obj)
+        ev.journal.undo.append((_refill_list, obj, old, None))
+
+
+def _refill_list(obj: list, old: list, _: Any) -> None:
+    obj[:] = old
+
+
+def _same(a: Any, b: Any) -> bool:
+    na, nb = number_of(a), number_of(b)
+    if na is not None and nb is not None:
+        return na == nb
+    return a is b or (isinstance(a, str) and a == b)
+
+
+def _index_of(obj: list, value: Any) -> int:
+    for i, x in enumerate(obj):
+        if _same(x, value):
+            return i
+    raise pyvalues.PyException.error("ValueError", "value is not in list")
+
+
+def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
+    if name == "items":
+        return [(k, v) for k, v in obj.items()]
+    if name == "keys":
+        return list(obj)
+    if name == "values":
+        return list(obj.values())
+    if name == "get" and args:
+        return obj.get(_key(args[0]), args[1] if len(args) > 1 else None)
+    if name == "update" and args:
+        obj.update(args[0])
+        return None
+    if name == "pop" and args:
+        return obj.pop(_key(args[0]), *args[1:2])
+    raise _no_attribute("dict", name)
+
+
+def _str_method(ev, node, obj: str, name: str, args: list, kw: dict) -> Any:
+    if name == "format":
+        return Str(_str_format(ev, obj, args, kw))
+    if name == "join" and len(args) == 1:
+        return Str(obj.join(to_str(ev, x) for x in iterate(ev, args[0], node)))
+    plain = {"upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "split",
+             "startswith", "endswith", "replace", "center", "ljust", "rjust", "zfill",
+             "splitlines", "find", "count", "isdigit"}
+    if name in plain:
+        raw = [to_str(ev, a) if isinstance(a, str) else int(number_of(a)) for a in args]
+        got = getattr(str, name)(obj, *raw)
+        if isinstance(got, list):
+            return [Str(x) for x in got]
+        if isinstance(got, bool):
+            return got
+        return Str(got) if isinstance(got, str) else pyvalues.weak(got)
+    raise _no_attribute("str", name)
+
+
+def _str_format(ev, text: str, args: list, kw: dict) -> str:
+    """str.format: {} {0} {name} with conversions and specs, as Python formats them."""
+    import string
+
+    out = []
+    auto = 0
+    for literal, field, spec, conv in string.Formatter().parse(text):
+        out.append(literal)
+        if field is None:
+            continue
+        if field == "":
+            value = args[auto]
+            auto += 1
+        elif field.isdigit():
+            value = args[int(field)]
+        else:
+            value = kw[field][0]
+        out.append(pyvalues.format_value(ev, value, conv, spec or ""))
+    return "".join(out)
+
+
+def _no_attribute(kind: str, name: str):
+    return pyvalues.PyException.error("AttributeError",
+                                      f"'{kind}' object has no attribute '{name}'")
+
+
+def call_method(ev, node: Ast, obj: Any, name: str, args: list, kw: dict) -> Any:
+    """obj.name(...) for Python values; NotImplemented for the rest (tensors, grad_fns)."""
+    if isinstance(obj, list):
+        return _list_method(ev, node, obj, name, args, kw)
+    if isinstance(obj, dict):
+        return _dict_method(ev, node, obj, name, args, kw)
+    if isinstance(obj, str):
+        return _str_method(ev, node, obj, name, args, kw)
+    if isinstance(obj, (Instance, UserClass, pymodules.PyModule)):
+        return pycalls.call_value(ev, node, get_attr(ev, node, obj, name), args, kw)
+    native = getattr(obj, "py_method", None)
+    if native is not None:
+        return native(ev, node, name, args, kw)
+    return NotImplemented
+
+
+def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
+    if name.startswith("__") and name.endswith("__"):
+        raise pyvalues.PyException.error("AttributeError",
+                                         f"'{type_label(obj)}' attribute '{name}' is not "
+                                         "available in ddx")
+    if isinstance(obj, pymodules.PyModule):
+        return pymodules.member(ev, obj, name)
+    if isinstance(obj, Instance):
+        if name in obj.attrs:
+            return obj.attrs[name]
+        found = obj.cls.lookup(name)
+        if isinstance(found, UserFunction):
+            return BoundMethod(found, obj)
+        if found is not None:
+            return found
+        raise _no_attribute(obj.cls.name, name)
+    if isinstance(obj, UserClass):
+        found = obj.lookup(name)
+        if found is None:
+            raise pyvalues.PyException.error(
+                "AttributeError", f"type object '{obj.name}' has no attribute '{name}'")
+        return found
+    if isinstance(obj, pyvalues.PyException):
+        if name == "args":
+            return (Str(obj.message),)
+    native = getattr(obj, "py_attr", None)
+    if native is not None:
+        return native(ev, node, name)
+    return NotImplemented
+
+
+def set_attr(ev, node: Ast, obj: Any, name: str, value: Any) -> bool:
+    if isinstance(obj, Instance):
+        hook = getattr(obj, "on_set", None)
+        if hook is not None:
+            hook(name, value)
+        if ev.journal is not None:
+            ev.journal.bind(obj.attrs, name, value)
+        else:
+            obj.attrs[name] = value
+        return True
+    return False
+
+
+__all__ = ["Tensor", "call_method", "compound", "get_attr", "set_attr"]

@@ -1,0 +1,124 @@
+"""Binding names and attributes: assignment (a literal makes a leaf, SPEC §2), unpacking,
+``x.requires_grad = ...`` and ``x.grad = ...`` as PyTorch checks them (an Evaluator mixin)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
+from ..lang.tree import Ast
+from .compound import Literal, numeric
+from .record import GRAD_MODE
+from .tensor import Tensor
+from .values import py_type, truth, type_name
+
+
+class Binding:
+    """The Evaluator's assignments (a mixin: the Evaluator gives env, journal, repl, nodes,
+    dtype, evaluate, op and surface)."""
+
+    def assign(self, target: Ast, value: Any) -> Any:
+        if target.kind == "attr":
+            return self.set_attr(target, value)
+        if target.kind == "tuple":
+            return self.unpack(target, value)
+        if target.kind != "name":
+            raise DdxTypeError("can only assign to a name or an attribute (x.requires_grad = true)",
+                               start=target.start, end=target.end)
+        name = target.value
+        journal = self.journal
+        if type(value) is Literal and value and numeric(value):  # x = [1., 2.]: a leaf, as in ddx's
+            value = self.literal_tensor(value)  # expression language (SPEC §2)
+        if isinstance(value, Tensor):
+            if value.weak and self.repl and value.value.dtype.kind in "iub":
+                pass  # n = 10 in the REPL: a Python int (an int cannot require grad)
+            elif value.const:
+                value = self.make_leaf(name, value.value, start=target.start)
+            elif value.name is None and not value.weak:
+                if journal is not None:
+                    journal.keep(value, "name")
+                value.name = name
+            elif value.weak:
+                value = self.make_leaf(name, value.value, start=target.start)
+        if journal is not None:
+            journal.bind(self.env, name, value)
+        else:
+            self.env[name] = value
+        return value
+
+    def unpack(self, target: Ast, value: Any) -> Any:
+        """``a, b = value``: a tuple, a list or a tensor's rows, one per name (explicit stack
+        for nested targets)."""
+        work = [(target, value)]
+        while work:
+            tgt, val = work.pop()
+            if tgt.kind != "tuple":
+                self.assign(tgt, val)
+                continue
+            if isinstance(val, Tensor) and not val.weak and val.value.ndim:
+                val = tuple(self.op("select", tgt, [val], {"key": (i,)})
+                            for i in range(val.value.shape[0]))
+            if not isinstance(val, (tuple, list)):
+                raise DdxTypeError(f"cannot unpack non-iterable {py_type(val)} object",
+                                   start=tgt.start, end=tgt.end)
+            if len(val) != len(tgt.kids):
+                few = len(val) < len(tgt.kids)
+                raise DdxValueError(
+                    f"not enough values to unpack (expected {len(tgt.kids)}, got {len(val)})"
+                    if few else f"too many values to unpack (expected {len(tgt.kids)})",
+                    start=tgt.start, end=tgt.end)
+            work.extend(reversed(list(zip(tgt.kids, val))))
+        return value
+
+    def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:
+        """A named leaf (x = 2, or a binding): float, requiring grad unless told otherwise.
+
+        In the REPL the value is a copy: a literal's array is cached with the parsed text, and
+        an in-place op on the leaf (x.zero_()) must not change every later ``x = 2.0``."""
+        arr = (np.array(raw, dtype=dtype or self.dtype) if self.repl
+               else np.asarray(raw, dtype=dtype or self.dtype))
+        t = Tensor(arr, False, name=name, span=(start, start) if start is not None else None)
+        t.requires_grad = self.leaf_requires(name) and GRAD_MODE.enabled
+        self.nodes.append(t)
+        return t
+
+    def set_attr(self, target: Ast, value: Any) -> Any:
+        obj = self.evaluate(target.kids[0])
+        if self.surface is not None and not isinstance(obj, Tensor) and \
+                self.surface.set_attr(self, target, obj, target.value, value):
+            return None  # an attribute of the user's object (self.w = ...)
+        if not isinstance(obj, Tensor) or obj.weak:
+            raise DdxTypeError(f"cannot set .{target.value} on {type_name(obj)}")
+        journal = self.journal
+        if target.value == "requires_grad":
+            flag = truth(value)
+            if journal is not None:
+                journal.keep(obj, "requires_grad")
+            obj.set_requires_grad(flag, via="attr")
+        elif target.value == "grad":
+            if value is None:
+                grad = None
+            elif isinstance(value, Tensor) and not value.weak:
+                if value is obj:
+                    raise DdxRuntimeError("can't assign Variable as its own grad")
+                if value.value.dtype != obj.value.dtype:
+                    raise DdxRuntimeError("assigned grad has data of a different type",
+                                          hint=f"the tensor is {obj.value.dtype}, the grad "
+                                               f"{value.value.dtype}")
+                if value.value.shape != obj.value.shape:
+                    raise DdxRuntimeError("assigned grad has data of a different size",
+                                          hint=f"the tensor has shape {list(obj.value.shape)}, "
+                                               f"the grad {list(value.value.shape)}")
+                grad = np.array(value.value)  # (a copy: .grad never aliases another value)
+            else:
+                raise DdxTypeError("assigned grad expected to be a Tensor or None but got grad "
+                                   f"of type {py_type(value)}")
+            if journal is not None:
+                journal.set(obj, "grad", grad)
+            else:
+                obj.grad = grad
+        else:
+            raise DdxTypeError(f"cannot set attribute '{target.value}'")
+        return None

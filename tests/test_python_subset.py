@@ -1,0 +1,89 @@
+"""The REPL's Python (SPEC §5, issue 15): scripts written as PyTorch users write them run in
+`ddx run` and print exactly what Python with PyTorch 2.13 prints; and nothing outside what
+ddx provides is reachable."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import session_run, torch_or_skip
+
+SCRIPTS = sorted((Path(__file__).parent / "pyscripts").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+def test_scripts_print_what_python_and_pytorch_print(script):
+    torch_or_skip()
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)],
+                          capture_output=True, text=True, timeout=120)
+    assert ours.stderr == ""
+    assert ours.stdout.splitlines() == theirs.stdout.splitlines()
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import os", "error: No module named 'os'"),
+    ("import subprocess as s", "error: No module named 'subprocess'"),
+    ("from os import path", "error: No module named 'os'"),
+    ("open('/etc/passwd')", "error: unknown function 'open'"),
+    ("eval('1+1')", "error: unknown function 'eval'"),
+    ("exec('x=1')", "error: unknown function 'exec'"),
+    ("__import__('os')", "error: unknown function '__import__'"),
+    ("compile('1', 'f', 'eval')", "error: 'compile' is not supported by ddx"),
+    ("getattr(torch, 'load')", "error: unknown function 'getattr'"),
+    ("f = lambda: 0\nf.__globals__", "error: 'function' attribute '__globals__' is not "
+                                     "available in ddx"),
+    ("(1).__class__", "error: a number has no attribute '__class__'"),
+    ("[].__class__", "error: 'list' attribute '__class__' is not available in ddx"),
+    ("'a'.__class__.__mro__", "error: 'str' attribute '__class__' is not available in ddx"),
+    ("torch.load('model.pt')", "error: 'torch.load' is not supported by ddx"),
+    ("math.__dict__", "error: 'PyModule' attribute '__dict__' is not available in ddx"),
+    ("import math\nmath.os", "error: module 'math' has no attribute 'os'"),
+])
+def test_nothing_outside_ddx_is_reachable(source, message):
+    assert session_run("import torch\nimport math\n" + source)[-1] == message
+
+
+@pytest.mark.parametrize("source, lines", [
+    ("def f():\n    return g()\ndef g():\n    return f()\nf()",
+     ["error: maximum recursion depth exceeded"]),
+    ("break", ["error: 'break' outside loop"]),
+    ("return 1", ["error: 'return' outside function"]),
+    ("def f(a):\n    return a\nf()", ["error: f() missing 1 required positional argument: 'a'"]),
+    ("def f(a):\n    return a\nf(1, 2)", ["error: f() takes 1 positional argument but 2 were "
+                                           "given"]),
+    ("def f(a):\n    return a\nf(b=1)", ["error: f() got an unexpected keyword argument 'b'"]),
+    ("raise RuntimeError('stop')", ["error: stop"]),
+    ("assert 1 == 2, 'no'", ["error: no"]),
+    ("x = tensor([1., 2.], requires_grad=True)\nx += 1",
+     ["error: a leaf Variable that requires grad is being used in an in-place operation."]),
+    ("x = tensor([1., 2.])\nif x:\n    pass",
+     ["error: Boolean value of Tensor with more than one value is ambiguous"]),
+    ("[1, 2][5]", ["error: list index out of range"]),
+    ("{'a': 1}['b']", ["error: KeyError: 'b'"]),
+    ("try:\n    [1][3]\nexcept IndexError as e:\n    print('index', e)", ["index list index out "
+                                                                         "of range"]),
+    ("try:\n    nope\nexcept NameError:\n    print('name')", ["name"]),
+    ("try:\n    tensor([1.]) @ tensor([1., 2.])\nexcept ValueError:\n    print('no')\n"
+     "except RuntimeError:\n    print('runtime')", ["runtime"]),
+])
+def test_python_errors_in_pythons_words(source, lines):
+    assert session_run(source) == lines
+
+
+def test_a_failed_statement_in_a_loop_leaves_the_rest_of_the_script_running():
+    out = session_run("total = 0\nfor i in range(3):\n    total += i\nprint(total)\n"
+                      "for i in range(3):\n    total += nope\nprint(total)")
+    assert out == ["3", "error: unknown name 'nope'", "3"]
+
+
+def test_in_place_updates_under_no_grad_change_the_tensor_every_name_sees():
+    out = session_run("w = tensor([1., 2.], requires_grad=True)\nparams = [w]\n"
+                      "(w * w).sum().backward()\nwith torch.no_grad():\n"
+                      "    for p in params:\n        p -= 0.5 * p.grad\nprint(w)")
+    assert out == ["tensor([0., 0.], requires_grad=True)"]
