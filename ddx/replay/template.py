@@ -158,7 +158,7 @@ class Template(JsonDocument, BufferReuse):
                 plan = self.plan = Plan(self)
             elif plan == 0:
                 plan = self.plan = 1 if Plan.fits(self) else LARGE
-                if plan == LARGE:
+                if not scalar and (plan == LARGE or allocator.worth_it(self.shapes)):
                     allocator.tune()  # (once per process: no fresh pages per call)
         if plan.__class__ is Plan:
             return plan.forward(values)
