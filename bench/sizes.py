@@ -33,6 +33,11 @@ AGAINST: list[Path] = []  # --against
 # calls timed per process: about a third of a second each
 CALLS = {1_000: 3000, 10_000: 1500, 100_000: 300, 1_000_000: 40, 10_000_000: 9}
 
+
+def calls(n: int) -> int:
+    """Calls timed per process at size n: about a third of a second each."""
+    return CALLS.get(n) or max(5, min(3000, int(3e8 / (48 * n + 2e5))))
+
 _COMMON = """
 import os, sys, time, resource, numpy as np
 sys.path.insert(0, {root!r})
@@ -134,7 +139,7 @@ def sizes(rounds: int, sizes_: tuple = SIZES) -> dict:
                 if n < 750_000 and name == "ddx 1 thread" or n < 100_000 and \
                         name == "ddx, malloc as is":
                     continue  # (one thread below parallel.MIN_SIZE; small arrays: no tuning)
-                got[name].append(run(code.format(root=str(root), n=n, calls=CALLS[n]), env))
+                got[name].append(run(code.format(root=str(root), n=n, calls=calls(n)), env))
         for name in ("ddx 1 thread", "ddx, malloc as is"):
             if not got[name]:
                 got[name] = got["ddx"]
@@ -303,6 +308,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default="sizes,overhead,startup,diskcache")
+    parser.add_argument("--sizes", help="comma-separated sizes of the sizes workload, e.g. "
+                        "1e3,1e4 (default: 1e3 to 1e7)")
     parser.add_argument("--against", type=Path, help="another ddx checkout, measured in the "
                         "same rounds (sizes on one thread, and overhead): a before and after")
     args = parser.parse_args()
@@ -315,7 +322,8 @@ def main() -> None:
     if "overhead" in only:
         overhead(rounds)
     if "sizes" in only:
-        sizes(rounds)
+        sizes(rounds, tuple(int(float(v)) for v in args.sizes.split(",")) if args.sizes
+              else SIZES)
     if "startup" in only:
         startup(5 if args.quick else 11)
     if "diskcache" in only:
