@@ -18,7 +18,6 @@ from ..errors import DdxError, DdxNameError, DdxUsageError, DdxValueError
 SAMPLES = (0.5772156649015329, 0.6931471805599453, 0.41421356237309503, 0.3183098861837907,
            0.7071067811865476, 0.2718281828459045, 0.36787944117144233, 0.6180339887498949)
 MAX_UNBOUND = 256
-INLINE_MAX = 20_000  # operations: a formula larger than this as a tree is shown shared only
 
 
 def sample(k: int) -> float:
@@ -54,13 +53,13 @@ def build(rw, text: str, bindings: dict, **options):
         except DdxNameError as exc:
             msg = exc.message
             if not msg.startswith("unknown name '") or len(unbound) >= MAX_UNBOUND:
-                raise rw.place(exc) if text == rw.text else exc from None
+                raise _product_hint(rw.place(exc) if text == rw.text else exc) from None
             name = msg.split("'")[1]
             if name in unbound or name in bindings:
                 raise
             unbound[name] = sample(len(unbound))
         except DdxError as exc:
-            raise (rw.place(exc) if text == rw.text else exc) from None
+            raise _product_hint(rw.place(exc) if text == rw.text else exc) from None
 
 
 class Derivatives:
@@ -156,9 +155,9 @@ class OneLiner:
         except DdxNameError as exc:
             if exc.message.startswith("unknown name '"):
                 return None
-            raise self._place(exc) from None
+            raise _product_hint(self._place(exc)) from None
         except DdxError as exc:
-            raise self._place(exc) from None
+            raise _product_hint(self._place(exc)) from None
 
     def _place(self, exc: DdxError) -> DdxError:
         return self.rewrite.place(exc) if self.rewrite is not None else exc
@@ -229,6 +228,15 @@ _KEYS = ("formulas", "shared", "conditions", "simplified", "swell", "agrees")
 
 def _public(result: dict) -> dict:
     return {k: v for k, v in result.items() if k != "single"}
+
+
+def _product_hint(exc: DdxError) -> DdxError:
+    """``x(x+1)``: a call of an unknown function x, which a user meant as a product."""
+    msg = exc.message
+    if msg.startswith("unknown function '") and exc.hint is None and "did you mean" not in msg:
+        name = msg.split("'")[1]
+        exc.hint = f"for a product write {name}*(...); ddx reads {name}(...) as a call"
+    return exc
 
 
 def show(console, renderable) -> None:

@@ -189,6 +189,9 @@ def _printer_class(sp):
             self.names = names
 
         def _print_Pow(self, expr, rational=False):
+            e = expr.exp
+            if e.is_Rational and e.is_negative and e != -1 and e != sp.Rational(-1, 2):
+                return "1/" + self._print(sp.Pow(expr.base, -e))  # 1/cos(x)^2, not ^(-2)
             return super()._print_Pow(expr, rational).replace("**", "^")
 
         def _print_Abs(self, expr):

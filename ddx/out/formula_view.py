@@ -85,6 +85,8 @@ def formulas_view(result: dict, *, unicode: bool = True) -> Group:
             line.append_text(_t(operator(key, unicode), STYLE_NAME))
             line.append_text(_t(f" = {show(text)}", STYLE_FORMULA))
             parts.append(line)
+    if not result["formulas"]:
+        parts.append(_t("no derivatives: no variable requires grad", STYLE_NOTE))
     if result["conditions"]:
         where = ", ".join(result["conditions"])
         note = f"where {where}"
