@@ -398,3 +398,32 @@ def test_matrix_norm_matches_pytorch(args, torch_args, dtype):
     torch = torch_or_skip()
     fn = eval(f"lambda x: torch.linalg.matrix_norm(x{torch_args})", {"torch": torch})  # noqa: S307
     agree(f"torch.linalg.matrix_norm(x{args})", fn, values_for({"x": (2, 3, 4)}, args), dtype)
+
+
+@pytest.mark.parametrize("source", ["torch.linalg.cholesky(x, upper=True)", "torch.cholesky(x, True)",
+                                    "x.cholesky(upper=True)"])
+def test_cholesky_upper_matches_pytorch(source):
+    torch = torch_or_skip()
+    import warnings
+
+    fn = eval(f"lambda x: {source}", {"torch": torch})  # noqa: S307 - the test's own text
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch.cholesky is deprecated)
+        agree(source, fn, values_for({"x": (3, 3)}, source, spd=("x",)))
+
+
+@pytest.mark.parametrize("source", ["a @ b", "a @ c", "c @ a", "torch.mm(a, b)",
+                                    "torch.dot(c, a[0])", "torch.bmm(a[None], b[None])",
+                                    "torch.linalg.solve(a, c)"])
+def test_products_of_two_dtypes_in_pytorchs_words(source):
+    """PyTorch's products do not promote: float32 with float64 is an error, in each one's
+    words (ddx run's tensors are float32 by default, as PyTorch's)."""
+    torch = torch_or_skip()
+    setup = ("a = torch.ones(2, 2, dtype=torch.float32) + torch.eye(2, dtype=torch.float32)\n"
+             "b = torch.ones(2, 2, dtype=torch.float64)\nc = torch.ones(2, dtype=torch.float64)\n")
+    lines = session_run(setup + source + "\n")
+    scope = {"torch": torch}
+    exec(setup, scope)  # noqa: S102 - the test's own text
+    with pytest.raises(RuntimeError) as theirs:
+        eval(source, scope)  # noqa: S307
+    assert lines == [f"error: {theirs.value}"]

@@ -25,7 +25,25 @@ def _two(ev: Evaluating, node: Ast, args: list, kw: dict, names=("input", "other
     return tuple(tensor_arg(ev, node, given[n]) for n in names)
 
 
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "bool": "Bool"}
+
+
+def _dtypes(node: Ast, a: Tensor, b: Tensor, what: str) -> None:
+    """PyTorch's products take one dtype (no promotion), each with its own words."""
+    if a.value.dtype == b.value.dtype:
+        return
+    ta, tb = (_NAMES.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
+    text = {"mm": f"expected m1 and m2 to have the same dtype, but got: {ta.lower()} != "
+                  f"{tb.lower()}",
+            "mv": f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}",
+            "dot": f"dot : expected both vectors to have same dtype, but found {ta} and {tb}",
+            "bmm": f"expected scalar type {ta} but found {tb}"}[what]
+    raise fail(node, text)
+
+
 def _mm_shapes(node: Ast, a: Tensor, b: Tensor) -> None:
+    _dtypes(node, a, b, "mm")
     if a.shape[1] != b.shape[0]:
         raise fail(node, f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
                          f"and {b.shape[0]}x{b.shape[1]})", DdxShapeError)
@@ -37,6 +55,7 @@ def mm(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
 
 
 def mv(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
+    _dtypes(node, a, b, "mv")
     if a.shape[1] != b.shape[0]:
         raise fail(node, f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                          f"{a.shape[1]}), vec ({b.shape[0]})", DdxShapeError)
@@ -47,6 +66,7 @@ def dot(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
     if a.value.ndim != 1 or b.value.ndim != 1:
         raise fail(node, f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
                          "tensors", DdxShapeError)
+    _dtypes(node, a, b, "dot")
     if a.shape != b.shape:
         n, m = a.shape[0], b.shape[0]
         raise fail(node, f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have "
@@ -59,6 +79,7 @@ def bmm(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
     for name, t in (("batch1", a), ("batch2", b)):
         if t.value.ndim != 3:
             raise fail(node, f"{name} must be a 3D tensor", DdxShapeError)
+    _dtypes(node, a, b, "bmm")
     want = [a.shape[0], a.shape[2]]
     if list(b.shape[:2]) != want:
         raise fail(node, f"Expected size for first two dimensions of batch2 tensor to be: {want} "

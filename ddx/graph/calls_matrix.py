@@ -18,7 +18,7 @@ from ..ops.rows_linalg import einsum_op
 from .args import Evaluating, bind
 from .calls_shape import dim_of, fail, int_list, tensor_arg
 from .tensor import Tensor
-from .values import weak
+from .values import truth, weak
 
 
 def _two(ev: Evaluating, node: Ast, args: list, kw: dict, names: tuple):
@@ -45,13 +45,18 @@ def _spelled_linalg(node: Ast) -> bool:
 
 def _one_matrix(name: str, check=None):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        a = tensor_arg(ev, node, bind(node, args, kw, ("input",))["input"])
+        names = ("input", "upper") if name == "cholesky" else ("input",)
+        given = bind(node, args, kw, names)
+        a = tensor_arg(ev, node, given["input"])
         _square(node, "inv" if name == "inverse" else name, a)
         if check is not None:
             check(node, a.value)
+        extra = {}
         if name == "cholesky" and not _spelled_linalg(node):
-            return ev.op(name, node, [a], {"legacy": True})
-        return ev.op(name, node, [a])
+            extra["legacy"] = True
+        if name == "cholesky" and truth(given.get("upper", False)):
+            extra["upper"] = True
+        return ev.op(name, node, [a], extra)
     return call
 
 
@@ -81,6 +86,11 @@ def _positive_definite(node: Ast, a: np.ndarray) -> None:
 def call_solve(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     a, b = _two(ev, node, args, kw, ("A", "B"))
     _square(node, "solve", a)
+    if a.value.dtype != b.value.dtype:
+        names = {"float32": "Float", "float64": "Double"}
+        ta, tb = (names.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
+        raise fail(node, f"linalg.solve: Expected A and B to have the same dtype, but found A of "
+                         f"type {ta} and B of type {tb} instead")
     vector = is_vector_rhs(a.shape, b.shape)
     rows = b.shape[-1] if vector else (b.shape[-2] if b.value.ndim >= 2 else b.shape[0])
     if rows != a.shape[-1] or b.value.ndim == 0:

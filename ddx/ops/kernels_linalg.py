@@ -148,13 +148,17 @@ def lower_mask(shape, k: int = 0) -> np.ndarray:
     return np.tri(shape[-2], shape[-1], k, dtype=bool)
 
 
-def cholesky(a, *, legacy=None):
+def cholesky(a, *, legacy=None, upper=None):
     """The factor of (A + A^T)/2: A itself where A is symmetric, as PyTorch assumes (it reads
-    the lower triangle), so that the gradient, PyTorch's symmetric one, is the derivative."""
-    return np.linalg.cholesky((a + mT(a)) / 2)
+    the lower triangle), so that the gradient, PyTorch's symmetric one, is the derivative.
+    upper=True: U = L^T."""
+    low = np.linalg.cholesky((a + mT(a)) / 2)
+    return mT(low) if upper else low
 
 
-def cholesky_vjp(g, o, a, *, legacy=None):
+def cholesky_vjp(g, o, a, *, legacy=None, upper=None):
+    if upper:
+        g, o = mT(g), mT(o)
     """PyTorch's cholesky_backward: P = tril(L^T gL) with its strictly lower part mirrored and
     everything halved; gA = L^-T P L^-1."""
     mask = lower_mask(np.shape(o))
@@ -164,8 +168,10 @@ def cholesky_vjp(g, o, a, *, legacy=None):
     return mT(linv) @ p @ linv
 
 
-def cholesky_jvp(ts, o, a, *, legacy=None):
+def cholesky_jvp(ts, o, a, *, legacy=None, upper=None):
     """dL = L Phi(L^-1 dA L^-T), Phi: the lower triangle with the diagonal halved."""
+    if upper:
+        return mT(cholesky_jvp(ts, mT(o), a))
     t = np.broadcast_to(ts[0], np.shape(a))
     linv = np.linalg.inv(o)
     m = linv @ ((t + mT(t)) / 2) @ mT(linv)
@@ -384,3 +390,11 @@ def einsum_grad_fn(ins: list[str], out: str) -> str:
     if len(ins) == 1:
         return "SumBackward1" if set(ins[0]) - set(out) else "PermuteBackward0"
     return "ViewBackward0" if set("".join(ins)) - set(out) else "MulBackward0"
+
+
+def emit_cholesky(args, t, lib):
+    upper = ", upper=True" if t.kw.get("upper") else ""
+    if lib == "torch":
+        return f"torch.{'' if t.kw.get('legacy') else 'linalg.'}cholesky({args[0]}{upper})"
+    low = f"jnp.linalg.cholesky({args[0]}, symmetrize_input=True)"
+    return f"jnp.swapaxes({low}, -1, -2)" if upper else low

@@ -24,6 +24,7 @@ from .kernels_linalg import (
     einsum,
     einsum_jvp,
     einsum_part,
+    emit_cholesky,
     emit_diagonal,
     emit_solve,
     inv,
@@ -97,9 +98,7 @@ op("solve", "LinalgSolveExBackward0", solve, solve_vjp_a, solve_vjp_b,
 op("cholesky", "LinalgCholeskyExBackward0", cholesky, cholesky_vjp, jvp=cholesky_jvp,
    elementwise=False, reads="o", call="shape", spaces=_LINALG,
    variants={"legacy": "CholeskyBackward0"},
-   emit={"torch": lambda args, t, lib: (f"torch.cholesky({args[0]})" if t.kw.get("legacy")
-                                        else f"torch.linalg.cholesky({args[0]})"),
-         "jax": lambda args, t, lib: f"jnp.linalg.cholesky({args[0]}, symmetrize_input=True)"},
+   emit={"torch": emit_cholesky, "jax": emit_cholesky},
    example=("cholesky(x @ transpose(x, 0, 1) + [[1, 0, 0], [0, 1, 0], [0, 0, 1]])",
             {"x": (3, 4)}))
 
