@@ -6,6 +6,7 @@ in replayed programs."""
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -74,6 +75,17 @@ VALUES = [
 ]
 
 
+@contextmanager
+def script_defaults(torch):
+    """PyTorch as a ddx run script mirrors it: float32 the default dtype (the REPL's, as
+    PyTorch's; one-liners default to float64, so the other tests run torch in float64)."""
+    torch.set_default_dtype(torch.float32)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(torch.float64)
+
+
 def torch_eval(torch, text: str):
     """The statements of a case, run by PyTorch: the last one's value."""
     scope = {"torch": torch, "inf": math.inf}
@@ -100,19 +112,22 @@ def script_eval(text: str):
     return session.env["out"]
 
 
-def ways(text: str) -> list:
-    """Every way to run a case: ddx run, and one-liners unless an integer literal is in it (a
-    one-liner's [1, 2] is float, its language's rule)."""
-    if "tensor([1, 2])" in text:
-        return [script_eval(text)]
-    return [script_eval(text), ddx_eval(text), ddx_eval(text, bare=True)]
+def ways(torch, text: str) -> list:
+    """Every way to run a case, with PyTorch's answer for it: ddx run (float32 by default, as
+    PyTorch), and one-liners (float64) unless an integer literal is in it (a one-liner's
+    [1, 2] is float, its language's rule)."""
+    with script_defaults(torch):
+        out = [(script_eval(text), torch_eval(torch, text))]
+    if "tensor([1, 2])" not in text:
+        theirs = torch_eval(torch, text)
+        out += [(ddx_eval(text), theirs), (ddx_eval(text, bare=True), theirs)]
+    return out
 
 
 @pytest.mark.parametrize("text", VALUES)
 def test_values_dtypes_and_requires_grad_match_pytorch(text):
     torch = torch_or_skip()
-    theirs = torch_eval(torch, text)
-    for k, ours in enumerate(ways(text)):
+    for k, (ours, theirs) in enumerate(ways(torch, text)):
         if isinstance(theirs, int):
             assert ours.value.item() == theirs
             continue
@@ -129,21 +144,20 @@ def test_values_dtypes_and_requires_grad_match_pytorch(text):
                                   "torch.empty_like(torch.tensor([1, 2]))"])
 def test_empty_is_zeros_of_pytorchs_shape_and_dtype(text):
     torch = torch_or_skip()
-    theirs = torch_eval(torch, text)
-    for ours in ways(text):
+    for ours, theirs in ways(torch, text):
         ours = ours.value
         assert ours.shape == tuple(theirs.shape) and ours.dtype == theirs.numpy().dtype
         assert not ours.any()
 
 
 ERRORS = [
-    "torch.ones(2.0)", "torch.ones(-1)", "torch.ones(2, -3)", "torch.ones(True)",
+    "torch.ones(-1)", "torch.ones(2, -3)", "torch.ones(True)",
     "torch.ones(2, 3.5)", "torch.ones(2, foo=1)", "torch.zeros(size=2)", "torch.ones()",
     "torch.ones('a')", "torch.full(2, 3)", "torch.full((2,))", "torch.full([2, 2], 7, requires_grad=True)",
     "torch.ones(2, dtype=torch.int64, requires_grad=True)", "torch.ones(2, dtype=3)",
     "torch.ones(2, requires_grad=1)", "torch.ones([2.5])", "torch.ones(size=[2.5])",
     "torch.full([2.5], 1)", "torch.full(size=(2.5,), fill_value=1)",
-    "torch.eye(-1)", "torch.eye(2, -1)", "torch.eye(2.0)", "torch.arange(5, 1)",
+    "torch.eye(-1)", "torch.eye(2, -1)", "torch.eye(2.5)", "torch.arange(5, 1)",
     "torch.arange(1, 5, -1)", "torch.arange(0, 1, 0)", "torch.arange(0, inf)",
     "torch.arange(3, requires_grad=True)", "torch.arange(0, 5, dtype=torch.bool)",
     "torch.linspace(0, 1, -1)", "torch.linspace(0, 1, 3, dtype=torch.bool)",
@@ -153,7 +167,7 @@ ERRORS = [
     "torch.randint(0, 10, (2,), requires_grad=True)", "torch.ones_like(3)",
     "torch.rand_like(torch.tensor([1, 2]))", "torch.randn_like(torch.tensor([1, 2]))",
     "torch.manual_seed(2**64)", "torch.manual_seed('a')", "torch.randperm(-1)",
-    "torch.randperm(2.0)", "torch.randperm(3, requires_grad=True)",
+    "torch.randperm(2.5)", "torch.randperm(3, requires_grad=True)",
 ]
 
 
@@ -168,6 +182,17 @@ def test_errors_in_pytorchs_words(text):
             ddx_eval(text)
         assert ours.value.message == want
     assert session_run(text) == ["error: " + want]
+
+
+def test_whole_numbers_from_arithmetic_are_sizes():
+    """ddx's arithmetic on numbers gives floats (2*3 is 6.0): a whole one is an int, as
+    Python's 2*3 is for PyTorch."""
+    torch = torch_or_skip()
+    assert ddx_eval("ones(2*3)").value.shape == (6,)
+    assert ddx_eval("eye(2^2)").value.shape == (4, 4)
+    torch.manual_seed(0)
+    want = torch.randint(0, 16, (3,)).numpy()
+    assert ddx_eval("manual_seed(0); randint(0, 2^4, (3,))").value.tobytes() == want.tobytes()
 
 
 def test_errors_exit_codes_in_the_one_liner(run):
@@ -210,14 +235,19 @@ def test_in_place_normal_and_uniform_in_a_script():
     torch = torch_or_skip()
     session = Session(lambda t: None, lambda t: None)
     assert session.run_script(SCRIPT) == 0
-    torch.manual_seed(11)
-    want = {"w": torch.empty(3, 4).normal_(0, 0.02),
-            "b": torch.zeros(17, dtype=torch.float32).uniform_(-1, 1),
-            "c": torch.ones(5).normal_(mean=2.0, std=3.0), "d": torch.ones(20).uniform_(to=2),
-            "e": torch.randn(2, 2)}
+    with script_defaults(torch):
+        want = in_place_reference(torch)
     for name, t in want.items():
         got = session.env[name].value
         assert got.dtype == t.numpy().dtype and got.tobytes() == t.numpy().tobytes(), name
+
+
+def in_place_reference(torch) -> dict:
+    torch.manual_seed(11)
+    return {"w": torch.empty(3, 4).normal_(0, 0.02),
+            "b": torch.zeros(17, dtype=torch.float32).uniform_(-1, 1),
+            "c": torch.ones(5).normal_(mean=2.0, std=3.0), "d": torch.ones(20).uniform_(to=2),
+            "e": torch.randn(2, 2)}
 
 
 NEW = ["x.new_ones(2, 3)", "x.new_ones((2,))", "y.new_zeros(3)", "y.new_full((2,), 7)",
@@ -260,8 +290,9 @@ def test_a_failed_statement_leaves_the_generator_as_it_was():
     session.run_script("torch.manual_seed(0)\na = torch.rand(2)\nb = torch.rand(2) + nope\n"
                        "c = torch.rand(2)\n")
     torch.manual_seed(0)
-    torch.rand(2)
-    assert session.env["c"].value.tobytes() == torch.rand(2).numpy().tobytes()
+    torch.rand(2, dtype=torch.float32)
+    want = torch.rand(2, dtype=torch.float32).numpy()
+    assert session.env["c"].value.tobytes() == want.tobytes()
     assert "b" not in session.env
 
 

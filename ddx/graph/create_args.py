@@ -4,6 +4,7 @@ the new leaf tensor they make."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,11 +31,17 @@ def kind_of(value: Any) -> str:
 
 
 def plain_int(value: Any) -> int | None:
-    """``value`` as a Python int if PyTorch takes it as one (a number or a 0-d int tensor)."""
+    """``value`` as a Python int if PyTorch takes it as one (a number or a 0-d int tensor).
+    A whole float number counts too: ddx's arithmetic on numbers gives floats (2*3, 10^4)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, Tensor) and value.value.ndim == 0 and value.value.dtype.kind in "iu":
-        return int(value.value.item())
+    if isinstance(value, Tensor) and value.value.ndim == 0:
+        kind = value.value.dtype.kind
+        if kind in "iu":
+            return int(value.value.item())
+        if kind == "f" and value.weak:
+            v = float(value.value.item())
+            return int(v) if math.isfinite(v) and v.is_integer() else None
     return None
 
 
