@@ -156,3 +156,9 @@ def test_library_reads_the_forms_too():
     assert ddx.derivative("d/dθ sin θ") == "cos(theta)"
     with pytest.raises(DdxError, match="ambiguous"):
         ddx.derivative("1/2x", "x")
+
+
+def test_a_call_of_an_unknown_function_hints_at_the_product(run):
+    code, out, err = run("x(x+1)", "x=2")
+    assert code == 1
+    assert err.splitlines()[-1] == "hint: for a product write x*(...); ddx reads x(...) as a call"

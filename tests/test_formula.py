@@ -210,3 +210,52 @@ def test_pretty_powers_and_operators():
     assert operator("x", True) == "d/dx"
     assert operator("x,x", True) == "d²/dx²"
     assert operator("x,y", False) == "d^2/dx dy"
+
+
+def test_cli_formulas_alone_and_beside_the_numbers(run):
+    code, out, err = run("(w*x+b)^2", "--no-color")
+    assert code == 0, err
+    assert out.splitlines() == ["derivatives of out = (w*x+b)^2", "  d/dw = 2*x*(b + w*x)",
+                                "  d/dx = 2*w*(b + w*x)", "  d/db = 2*(b + w*x)"]
+    code, out, err = run("(w*x+b)^2", "w=3", "x=2", "b=1", "--symbolic", "--no-color")
+    assert code == 0, err
+    assert out.splitlines()[-3:] == ["  d/dw = 2*x*(b + w*x) = 28", "  d/dx = 2*w*(b + w*x) = 42",
+                                     "  d/db = 2*(b + w*x) = 14"]
+    code, out, err = run("x^2", "--no-grad", "x")
+    assert code == 0 and "no derivatives: no variable requires grad" in out
+
+
+def test_cli_json_has_the_formulas_as_strings(run):
+    import json
+
+    code, out, err = run("x^y", "x=2", "y=3", "--symbolic", "--json")
+    doc = json.loads(out)
+    assert doc["gradients"] == {"x": 12.0, "y": 8 * np.log(2)}
+    assert doc["formulas"] == {"x": "x^(y - 1)*y", "y": "x^y*log(x)"} and doc["agrees"] is True
+    code, out, err = run("x^3", "--json")
+    doc = json.loads(out)
+    assert (doc["formulas"], doc["unbound"], doc["variables"]) == ({"x": "3*x^2"}, ["x"], ["x"])
+    code, out, err = run("x @ y", "x=[[1,2]]", "y=[[3],[4]]", "--symbolic", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["formulas"] is None
+    assert doc["formula_error"].startswith("no derivative formula: matmul (x @ y) mixes")
+    code, out, err = run("sum(A @ v)", "--json")  # without values A and v are numbers
+    error = json.loads(out)["error"]
+    assert code == 1 and error["hint"].endswith("A, v had no value and were taken as numbers: "
+                                                "give vectors and matrices their values")
+
+
+def test_views_superscripts_and_the_swell_table():
+    from rich.console import Console
+
+    from ddx.out.formula_view import formulas_view
+
+    d = Derivatives("x^3 + 1/x^2 + tan(x)", swell=True)
+    console = Console(record=True, width=100, color_system=None)
+    console.print(formulas_view(d.result, unicode=True), soft_wrap=True)
+    text = console.export_text()
+    assert "d/dx = 3*x² + 1/cos(x)² - 2/x³" in text
+    assert re.search(r"reverse-mode AD \(\d+ forward ops \+ \d+ VJPs\) +\d+", text)
+    console = Console(record=True, width=100, color_system=None)
+    console.print(formulas_view(d.result, unicode=False), soft_wrap=True)
+    assert "d/dx = 3*x^2 + 1/cos(x)^2 - 2/x^3" in console.export_text()

@@ -59,6 +59,10 @@ def build(rw, text: str, bindings: dict, **options):
                 raise
             unbound[name] = sample(len(unbound))
         except DdxError as exc:
+            if unbound and exc.exit_code == 1 and not exc.message.startswith("unknown"):
+                names = ", ".join(unbound)
+                exc.hint = (f"{exc.hint}; " if exc.hint else "") + f"{names} had no value and " \
+                    "were taken as numbers: give vectors and matrices their values"
             raise _product_hint(rw.place(exc) if text == rw.text else exc) from None
 
 
