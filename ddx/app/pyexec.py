@@ -82,14 +82,13 @@ def _def(ev, stmt) -> Any:
 def _class(ev, stmt) -> Any:
     extra = stmt.extra
     bases = [ev.evaluate(b) for b in extra["bases"]]
-    scope: dict = {}
     outer = ev.env
-    ev.env = pyvalues.Scope(scope, outer)
+    scope = ev.env = pyvalues.Scope({}, outer)  # the class body's names are its attributes
     try:
         run_block(ev, stmt.body)
     finally:
         ev.env = outer
-    pyvalues.bind_name(ev, extra["name"], UserClass(extra["name"], bases, scope))
+    pyvalues.bind_name(ev, extra["name"], UserClass(extra["name"], bases, dict(scope)))
     return None
 
 

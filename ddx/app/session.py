@@ -112,6 +112,8 @@ class Session:
         self.reset()
 
     def reset(self) -> None:
+        self.partial = ""  # an unfinished printed line (print(..., end=""))
+        self.hold_partial = False  # a script: the line may go on in the next statement
         self.env: dict = {}
         self.addresses = Addresses()
         self.nodes: list[Tensor] = []
@@ -119,6 +121,7 @@ class Session:
     def evaluator(self, program) -> Evaluator:
         ev = Evaluator(program, self.env, dtype=self.dtype, surface=surface)
         ev.session = self  # (torch.set_default_dtype changes the session's)
+        ev.partial = self.partial  # print(..., end="") in an earlier statement of a script
         ev.addresses = self.addresses
         ev.nodes = self.nodes
         return ev
@@ -157,7 +160,7 @@ class Session:
                 journal.rollback()
                 del self.nodes[made:]
                 ev.journal = None
-                self._flush(ev)
+                self._flush(ev, end=True)
                 if not isinstance(exc, Exception):
                     raise  # Ctrl-C, exit: the caller's (with the state as it was)
                 if not isinstance(exc, DdxError):
@@ -165,13 +168,17 @@ class Session:
                 self.report(exc, line_offset, numbered=numbered)
                 return False
             ev.journal = None
-            self._flush(ev)
+            self._flush(ev, end=shown is not None)
             if shown is not None:
                 self.out(shown)
+        self._flush(ev, end=not self.hold_partial)
+        self.partial = ev.partial
         return True
 
-    def _flush(self, ev: Evaluator) -> None:
-        if ev.partial:  # print(..., end=""): the line is shown when its statement ends
+    def _flush(self, ev: Evaluator, *, end: bool = False) -> None:
+        """What the statement printed; print(..., end="")'s unfinished line waits for the
+        rest of its line (or the end of the chunk)."""
+        if end and ev.partial:
             ev.printed.append(ev.partial)
             ev.partial = ""
         for text in ev.printed:
@@ -184,11 +191,18 @@ class Session:
     def run_script(self, text: str, *, bail: bool = False) -> int:
         """Run a whole script; the number of statements that failed."""
         failed = 0
-        for first, chunk in chunks(text):
-            if not self.run(chunk, line_offset=first, numbered=True):
-                failed += 1
-                if bail:
-                    break
+        self.hold_partial = True
+        try:
+            for first, chunk in chunks(text):
+                if not self.run(chunk, line_offset=first, numbered=True):
+                    failed += 1
+                    if bail:
+                        break
+        finally:
+            self.hold_partial = False
+            if self.partial:
+                self.out(self.partial)
+                self.partial = ""
         return failed
 
     def tensors(self) -> list[tuple[str, Tensor]]:
