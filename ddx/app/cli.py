@@ -28,6 +28,8 @@ Examples:
   ddx "(w*x+b)^2" w=3 x=2 b=1           out = 49; dout/dw = 28, dout/dx = 42, dout/db = 14
   ddx "w*x + b" w=3 x=[2,4] b=1 --grad-output ones
   ddx "sum(sin(x)^2)" x=[0.1,0.2,0.3] --json
+  ddx "x^3"                              3*x^2: a variable without a value gives formulas
+  ddx "d/dx sin x * e^x"                the calculator's forms: d/dx, diff(f, x, 2), 2x, x²
   ddx "y = w*x; L = y^2" w=3 x=2 --wrt w --retain-grad
   ddx repl                              a PyTorch autograd playground
   ddx run lesson.ddx                    run a REPL script
@@ -51,8 +53,8 @@ def main() -> None:
     \b
     One-liner options (details: ddx eval --help):
       --wrt A,B  --no-grad A,B  --grad-output VALUE  --retain-grad  --forward  --check
-      --jacobian  --hessian  --explain  --graph FILE  --emit torch|jax  --json
-      --dtype float64|float32  --precision N  --no-color
+      --jacobian  --hessian  --explain  --symbolic  --swell  --graph FILE  --emit torch|jax
+      --json  --dtype float64|float32  --precision N  --no-color
 
     \b
     Shell completion (bash; zsh and fish alike): eval "$(_DDX_COMPLETE=bash_source ddx)"
