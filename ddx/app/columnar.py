@@ -174,18 +174,19 @@ class CsvSource:
         return numbers, kept, df.height
 
     def slices(self, got, first: int) -> Iterator[Block]:
-        """Blocks along the parse's own chunks, so that every column is a numpy view of it."""
+        """Blocks of CHUNK_ROWS rows whose columns are numpy views of the parsed data.
+
+        (A column Polars parsed on several threads comes in pieces: they are joined once, so
+        that the blocks have one size and the replay one template; blocks of every size the
+        threads happen to cut would each keep a template of their own.)"""
         numbers, kept, height = got
-        lengths = next(iter(numbers.values())).chunk_lengths() if numbers else [height]
-        if any(s.chunk_lengths() != lengths for s in numbers.values()):
-            numbers = {v: s.rechunk() for v, s in numbers.items()}
-            lengths = [height]
-        start = 0
-        for n in lengths:
-            columns = {v: s.slice(start, n).to_numpy() for v, s in numbers.items()}
-            yield Block(first + start, n, columns, {},
+        numbers = {v: s.rechunk() if s.n_chunks() > 1 else s for v, s in numbers.items()}
+        arrays = {v: s.to_numpy() for v, s in numbers.items()}
+        step = csvio.CHUNK_ROWS
+        for start in range(0, height, step):
+            n = min(step, height - start)
+            yield Block(first + start, n, {v: a[start:start + n] for v, a in arrays.items()}, {},
                         kept.slice(start, n) if kept is not None else None)
-            start += n
 
     def slow(self, piece: bytes, first: int) -> Block:
         import csv
@@ -240,7 +241,7 @@ class JsonlSource:
             return None
         if df.height != lines or any(df.get_column(n).null_count() for n in self.names):
             return None
-        return lambda first: Block(first, lines, {n: df.get_column(n).to_numpy()
+        return lambda first: Block(first, lines, {n: df.get_column(n).rechunk().to_numpy()
                                                   for n in self.names}, {})
 
     def slow(self, piece: bytes, first: int) -> Block:
