@@ -230,7 +230,7 @@ def _session_writers():
 @main.command("batch")
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
 @click.argument("bindings", nargs=-1)
-@click.option("--expr", help="One expression for every row of --csv / --jsonl data.")
+@click.option("--expr", help="One expression for every row of --data (--csv, --jsonl) data.")
 @click.option("--csv", "csv_file", metavar="DATA", help="CSV data (- for stdin): columns bind "
               "the variables.")
 @click.option("--jsonl", "jsonl_file", metavar="DATA", help="JSON Lines data (- for stdin).")
@@ -250,7 +250,7 @@ def _session_writers():
 @guarded
 def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mapping, keep, dask,
               output, human, no_color, debug):
-    """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --csv/--jsonl data."""
+    """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --data FILE rows."""
     one_blas_thread()
     from ..out.outfile import Output
     from ..textsafe import safe_text
