@@ -284,6 +284,21 @@ def test_in_place_errors_in_a_script():
     assert [line for line in lines if line.startswith("error")] == texts
 
 
+def test_in_place_fills_under_no_grad_and_inside_a_graph():
+    torch = torch_or_skip()
+    session = Session(lambda t: None, lambda t: None)
+    assert session.run_script("torch.manual_seed(1)\nw = torch.zeros(3, requires_grad=True)\n"
+                              "with torch.no_grad():\n    w.normal_()\n") == 0
+    with script_defaults(torch):
+        torch.manual_seed(1)
+        want = torch.zeros(3).normal_().numpy()
+    assert session.env["w"].value.tobytes() == want.tobytes()
+    assert session.env["w"].requires_grad and session.env["w"].is_leaf
+    lines = session_run("w = torch.zeros(3, requires_grad=True)\ny = w * 2\ny.uniform_()\n")
+    assert lines == ["error: uniform_() of a tensor inside a graph is not supported by ddx "
+                     "(PyTorch makes it a node whose gradient is zero)"]
+
+
 def test_a_failed_statement_leaves_the_generator_as_it_was():
     torch = torch_or_skip()
     session = Session(lambda t: None, lambda t: None)

@@ -179,9 +179,14 @@ def fn_seed(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 
 def _in_place(ev: Evaluating, node: Ast, t: Tensor, kind: str, a: float, b: float) -> Tensor:
-    if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
-        raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                              "operation.", start=node.pos, end=node.end)
+    if t.requires_grad and record.GRAD_MODE.enabled:
+        if t.is_leaf:
+            raise DdxRuntimeError("a leaf Variable that requires grad is being used in an "
+                                  "in-place operation.", start=node.pos, end=node.end)
+        raise DdxRuntimeError(f"{node.value}() of a tensor inside a graph is not supported by "
+                              "ddx (PyTorch makes it a node whose gradient is zero)",
+                              start=node.pos, end=node.end,
+                              hint="fill a new tensor instead, or call it under no_grad()")
     values = _draw(ev, node, kind, t.value.shape, t.value.dtype, a, b)
     if ev.journal is not None:
         ev.journal.overwrite(t.value)
