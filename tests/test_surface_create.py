@@ -167,7 +167,9 @@ ERRORS = [
     "torch.randint(0, 10, (2,), requires_grad=True)", "torch.ones_like(3)",
     "torch.rand_like(torch.tensor([1, 2]))", "torch.randn_like(torch.tensor([1, 2]))",
     "torch.manual_seed(2**64)", "torch.manual_seed('a')", "torch.randperm(-1)",
-    "torch.randperm(2.5)", "torch.randperm(3, requires_grad=True)",
+    "torch.randperm(2.5)", "torch.randint(0, 2**70, (2,))", "torch.randint(0, 2**63, (2,))",
+    "torch.arange(0, 1e308, 1e-308)", "torch.arange(-1e308, 1e308, 1e307)",
+    "torch.randperm(3, requires_grad=True)",
 ]
 
 

@@ -166,7 +166,12 @@ def fn_arange(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         (n,) = checked(node, ((end - start + step - sign) // step,))
         value = start + step * np.arange(n, dtype=np.int64)
     else:
-        (n,) = checked(node, (int(math.ceil((float(end) - float(start)) / float(step))),))
+        size = math.ceil((float(end) - float(start)) / float(step)) if math.isfinite(
+            (float(end) - float(start)) / float(step)) else None
+        if size is None or size >= 1 << 63:
+            raise DdxRuntimeError("invalid size, possible overflow?", start=node.pos,
+                                  end=node.end)
+        (n,) = checked(node, (size,))
         value = _ranged(dtype, float(start), float(step), n)
     return fresh(ev, node, value.astype(dtype), grad)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxRuntimeError, DdxTypeError
+from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
 from ..limits import MAX_DIMS, check_elements
 from .args import Evaluating, bind
@@ -51,6 +51,8 @@ def int_arg(node: Ast, key: str, value: Any, position: int | None) -> int:
         where = f" (position {position})" if position else ""
         raise DdxTypeError(f"{node.value}(): argument '{key}'{where} must be int, not "
                            f"{kind_of(value)}", start=node.pos, end=node.end)
+    if not -(1 << 63) <= n < 1 << 63:
+        raise DdxValueError("Overflow when unpacking long long", start=node.pos, end=node.end)
     return n
 
 

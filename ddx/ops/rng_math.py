@@ -60,7 +60,10 @@ def fma64(a, b, c) -> np.ndarray:
     ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl
     th, tl = _two_sum(c, uh)
     v, err = _two_sum(tl, ul)
-    return th + _round_to_odd(v, err)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = th + _round_to_odd(v, err)
+        plain = uh + c  # (where that is not finite, neither is the fma: inf, nan)
+    return np.where(np.isfinite(plain), out, plain)
 
 
 def libm(fn, x: np.ndarray) -> np.ndarray:
