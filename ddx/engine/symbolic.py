@@ -293,9 +293,9 @@ def _shape_fn(fn):
 
 
 def _stack_one(arrays, axis=0, **kw):
-    """np.stack of one array: a new axis, the same formula (a whole reduction's result kept
-    for broadcasting; with dim= the formula is declined before any rule runs)."""
-    if len(arrays) != 1:
+    """np.stack of one number: a new axis, the same formula (a whole reduction's result kept
+    for broadcasting; a reduction over dim= is declined)."""
+    if len(arrays) != 1 or np.ndim(_value(arrays[0])) != 0:  # (prod(x, dim=1)/x: declined)
         raise Unsupported("stack")
     return _same_formula(arrays[0], axis, _fn=np.expand_dims)
 
