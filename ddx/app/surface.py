@@ -14,7 +14,15 @@ from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import NO_GRAD, DType, type_name
 from ..lang.tree import Ast
-from . import pybuiltins, pycalls, pyexec, pyexpr, pymodules, pyvalues
+from . import (
+    pyautograd,  # noqa: F401  (registers torch.autograd, torch.nn, torch.optim)
+    pybuiltins,
+    pycalls,
+    pyexec,
+    pyexpr,
+    pymodules,
+    pyvalues,
+)
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
 from .values import NOTHING, PyNumber, Size, Str
 
@@ -59,7 +67,6 @@ REPL_FUNCTIONS = {
     "zero_grad": fn_zero_grad,
     "print": fn_print,
     "println": fn_print,
-    "printf": fn_print,
     "no_grad": fn_no_grad,
     "is_grad_enabled": fn_is_grad_enabled,
 }

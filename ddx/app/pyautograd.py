@@ -1,0 +1,264 @@
+"""torch.autograd.grad and torch.autograd.backward in the REPL's Python, with PyTorch's errors.
+
+With ``create_graph=True`` a returned gradient is itself differentiable: its grad_fn is a node
+whose VJP with upstream ``u`` is the Hessian-vector product, computed from the original graph
+by forward over reverse (dual numbers through the op table's VJP rules, engine/hessian.py).
+There is no second derivative table. The mixed partials are symmetric, so seeding the tangent
+``u`` at the differentiated leaves gives, in one pass, the VJP for every leaf of the graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..engine import reverse
+from ..engine.hessian import Dual, gradient_at
+from ..errors import DdxRuntimeError, DdxTypeError
+from ..graph import record
+from ..graph.tensor import Function, Tensor
+from ..graph.values import truth
+from ..ops import Op
+from .methods import kw_arg, m_backward
+from .pymodules import Native
+
+# ops whose VJP for an input that requires grad does not read a value that requires grad:
+# a graph made only of these has a constant gradient (PyTorch's has no grad_fn then)
+LINEAR = frozenset((
+    "add", "sub", "rsub", "neg", "sum", "mean", "reshape", "view", "transpose", "permute",
+    "expand", "select", "index", "getitem", "cat", "stack", "squeeze", "unsqueeze", "flatten",
+    "clone", "contiguous", "broadcast_to", "t", "movedim", "flip", "roll", "narrow", "split",
+    "chunk", "repeat", "tile", "cumsum", "diag", "trace", "tril", "triu"))
+BILINEAR = frozenset(("mul", "matmul", "mm", "mv", "dot", "outer", "linear", "bmm", "div",
+                      "einsum"))
+# the node PyTorch's double backward ends in for a gradient reaching a leaf through one op
+BACKWARD_NODE = {"tanh": "TanhBackwardBackward0", "sigmoid": "SigmoidBackwardBackward0",
+                 "log": "DivBackward0", "reciprocal": "MulBackward0"}
+
+
+def tensors_of(value: Any, what: str) -> list:
+    """A tensor, or a tuple/list of them, as a list."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+        for item in items:
+            if not isinstance(item, Tensor) and item is not None:
+                raise DdxTypeError(f"{what} must be a Tensor or a sequence of Tensors")
+        return items
+    raise DdxTypeError(f"{what} must be a Tensor or a sequence of Tensors")
+
+
+def _flag(kw: dict, name: str, default):
+    value = kw_arg(kw, name, default)
+    return default if value is None else truth(value)
+
+
+GRAD_KW = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs",
+           "allow_unused", "is_grads_batched", "materialize_grads")
+
+
+def fn_grad(ev, node, args, kw) -> tuple:
+    """torch.autograd.grad(outputs, inputs, grad_outputs=None, retain_graph=None,
+    create_graph=False, allow_unused=None, materialize_grads=False)."""
+    for name in kw:
+        if name not in GRAD_KW:
+            raise DdxTypeError(f"grad() got an unexpected keyword argument '{name}'")
+    names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
+    given = dict(zip(names, args))
+    for name in names:
+        if name in kw:
+            given[name] = kw[name][0]
+    if "outputs" not in given or "inputs" not in given:
+        missing = "outputs" if "outputs" not in given else "inputs"
+        raise DdxTypeError(f"grad() missing 1 required positional argument: '{missing}'")
+    outputs = tensors_of(given["outputs"], "outputs")
+    inputs = tensors_of(given["inputs"], "inputs")
+    create = truth(given.get("create_graph") or False)
+    retain = given.get("retain_graph")
+    retain = create if retain is None else truth(retain)
+    materialize = _flag(kw, "materialize_grads", False)
+    allow_unused = _flag(kw, "allow_unused", None)
+    if allow_unused is None:
+        allow_unused = materialize
+    elif materialize and not allow_unused:
+        raise DdxRuntimeError("Expected allow_unused to be True or not passed when "
+                              "materialize_grads=True")
+    gos = given.get("grad_outputs")
+    gos = [None] * len(outputs) if gos is None else tensors_of(gos, "grad_outputs")
+    if len(gos) != len(outputs):
+        raise DdxRuntimeError(f"grad requires one grad_output per output: got "
+                              f"{len(gos)} grad_outputs and {len(outputs)} outputs")
+    for t in inputs:
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise DdxRuntimeError("One of the differentiated Tensors does not require grad")
+    grads = gradients(ev, outputs, inputs, gos, retain)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, grads)):
+        if g is None:
+            if not allow_unused:
+                raise DdxRuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(Tensor(np.zeros_like(t.value)) if materialize else None)
+            continue
+        out = Tensor(g)
+        out.label = f"grad({t.display})"
+        if create and record.GRAD_MODE.enabled:
+            differentiable(out, outputs, gos, inputs, t)
+        result.append(out)
+    return tuple(result)
+
+
+def gradients(ev, outputs: list, inputs: list, gos: list, retain: bool) -> list:
+    """The gradients of sum(<go, output>) at each input (None where it is not reached)."""
+    want = {id(t): i for i, t in enumerate(inputs)}
+    found: list = [None] * len(inputs)
+
+    def add(i: int, g) -> None:
+        g = np.asarray(g, dtype=inputs[i].value.dtype)
+        found[i] = g if found[i] is None else found[i] + g
+
+    def sink(t: Tensor, g) -> None:
+        if id(t) in want:
+            add(want[id(t)], g)
+
+    roots = []
+    for k, (out, go) in enumerate(zip(outputs, gos)):
+        if not isinstance(out, Tensor) or not out.requires_grad:
+            raise DdxRuntimeError(f"element {k} of tensors does not require grad and does not "
+                                  "have a grad_fn")
+        roots.append((out, reverse.initial_grad(out, None if go is None else go.value)))
+    freed = []
+    with record.fp_guard():
+        for out, g0 in roots:
+            seen: dict = {}
+            reverse.propagate(out, g0, sink, retain_graph=True, record=seen,
+                              retain_grads=False)
+            for t in inputs:  # a non-leaf input: the gradient arriving at its node
+                if t.grad_fn is not None and t.grad_fn in seen and id(t) in want:
+                    add(want[id(t)], seen[t.grad_fn])
+            freed.extend(seen)
+    if not retain:
+        for fn in freed:
+            if ev.journal is not None:
+                ev.journal.keep(fn, "freed")
+            fn.freed = True
+    ev.warnings.extend(msg for _, msg in record.WARNINGS)
+    record.WARNINGS.clear()
+    return found
+
+
+# --- create_graph: gradients that can be differentiated again ------------------------------
+def _graph_leaves(order: list) -> list:
+    leaves = []
+    for t in order:
+        if not t.inputs and t.requires_grad:
+            if t.grad_fn is not None:
+                raise DdxRuntimeError(
+                    "ddx differentiates a create_graph gradient once: a third derivative "
+                    "(create_graph through a gradient made with create_graph) is not supported")
+            leaves.append(t)
+    return leaves
+
+
+def _is_linear(order: list) -> bool:
+    for t in order:
+        if not t.inputs or not t.requires_grad:
+            continue
+        if t.op in LINEAR:
+            continue
+        grads = [s for s in t.inputs if s.requires_grad]
+        if t.op in BILINEAR and len(grads) == 1 and (t.op != "div" or grads[0] is t.inputs[0]):
+            continue
+        return False
+    return True
+
+
+def _node_name(order: list, x: Tensor) -> str:
+    uses = [(t, s) for t in order for s in t.inputs if s is x and t.requires_grad]
+    if len(uses) != 1:
+        return "AddBackward0"
+    return BACKWARD_NODE.get(uses[0][0].op, "MulBackward0")
+
+
+def differentiable(out: Tensor, outputs: list, gos: list, inputs: list, x: Tensor) -> None:
+    """Give the gradient ``out`` (of outputs[0] at ``x``) a grad_fn whose VJP is the
+    Hessian-vector product through the original graph."""
+    if len(outputs) != 1:
+        raise DdxRuntimeError("ddx's create_graph takes one output tensor")
+    y = outputs[0]
+    order = record.ancestors(y)
+    leaves = _graph_leaves(order)
+    if x.grad_fn is not None:
+        raise DdxRuntimeError("ddx's create_graph differentiates with respect to leaf tensors "
+                              "only")
+    if _is_linear(order):
+        return  # a constant gradient: PyTorch's requires no grad either
+    g0 = np.ones_like(y.value) if gos[0] is None else np.asarray(gos[0].value)
+    memo: dict = {}
+
+    def hvp(u) -> dict:
+        key = id(u)
+        if key not in memo:
+            memo.clear()
+            seed = {id(x): Dual(x.value, np.asarray(u, dtype=np.float64))}
+            named = {str(i): t for i, t in enumerate(leaves)}
+            adj = gradient_at(y, order, named, seed, g0)
+            memo[key] = (u, adj)
+        return memo[key][1]
+
+    def rule(leaf: Tensor):
+        def vjp(g, value, *args, **kw):
+            got = hvp(g).get(id(leaf))
+            if not isinstance(got, Dual):
+                return np.zeros_like(leaf.value)
+            return np.asarray(got.t, dtype=leaf.value.dtype)
+        return vjp
+
+    op = Op("create_graph_gradient", _node_name(order, x), lambda *a: None,
+            tuple(rule(t) for t in leaves), saves=False, elementwise=False)
+    out.requires_grad = True
+    out.grad_fn = Function(op, op.grad_fn, tuple(leaves), {}, out)
+
+
+# --- torch.autograd.backward ---------------------------------------------------------------
+def fn_backward(ev, node, args, kw) -> None:
+    """torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None, ...)."""
+    for name in kw:
+        if name not in ("tensors", "grad_tensors", "retain_graph", "create_graph", "inputs"):
+            raise DdxTypeError(f"backward() got an unexpected keyword argument '{name}'")
+    if not args and "tensors" not in kw:
+        raise DdxTypeError("backward() missing 1 required positional argument: 'tensors'")
+    names = ("tensors", "grad_tensors", "retain_graph", "create_graph")
+    given = dict(zip(names, args))
+    given.update({k: v[0] for k, v in kw.items()})
+    tensors = tensors_of(given.get("tensors"), "tensors")
+    gts = given.get("grad_tensors")
+    gts = [None] * len(tensors) if gts is None else tensors_of(gts, "grad_tensors")
+    retain = given.get("retain_graph")
+    retain = truth(given.get("create_graph") or False) if retain is None else truth(retain)
+    for k, (t, g) in enumerate(zip(tensors, gts)):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise DdxRuntimeError(f"element {k} of tensors does not require grad and does "
+                                  "not have a grad_fn")
+        last = k == len(tensors) - 1
+        m_backward(ev, node, t, [] if g is None else [g],
+                   {"retain_graph": (retain or not last, node.pos)})
+    return None
+
+
+def register() -> None:
+    """torch.autograd.grad/backward and torch.autograd.functional, as the REPL imports them."""
+    from . import pyfunctional, pymodules
+
+    members = {"grad": Native("grad", fn_grad), "backward": Native("backward", fn_backward)}
+    functional = pymodules.PyModule("torch.autograd.functional", {
+        name: Native(name, fn) for name, fn in pyfunctional.FUNCTIONAL.items()})
+    pymodules.EXTRA["torch.autograd"].update(members, functional=functional)
+    pymodules.MODULES["torch.autograd.functional"] = functional
+
+
+register()
+
+__all__ = ["fn_backward", "fn_grad", "gradients", "tensors_of"]
