@@ -272,16 +272,23 @@ def test_new_tensor_methods_take_the_tensors_dtype():
             assert got.value.tobytes() == want.detach().numpy().tobytes(), text
 
 
+BOUNDS = ["z.uniform_(-1e308, 1e308)", "z.uniform_(0, inf)", "z.uniform_(-3e38, 3e38)",
+          "d.uniform_(-1e308, 1e308)", "d.uniform_(-inf, 0)"]
+
+
 def test_in_place_errors_in_a_script():
     torch = torch_or_skip()
     lines = session_run("x = torch.zeros(2, requires_grad=True)\nx.normal_()\n"
                         "y = torch.tensor([1, 2])\ny.uniform_()\nz = torch.ones(3)\n"
-                        "z.normal_(0, -1)\nz.uniform_(2, 1)\n")
+                        "z.normal_(0, -1)\nz.uniform_(2, 1)\n"
+                        "d = torch.ones(3, dtype=torch.float64)\n" + "\n".join(BOUNDS))
     texts = []
-    for stmt in ("torch.zeros(2, requires_grad=True).normal_()", "torch.tensor([1, 2]).uniform_()",
-                 "torch.ones(3).normal_(0, -1)", "torch.ones(3).uniform_(2, 1)"):
+    scope = {"torch": torch, "inf": math.inf, "z": torch.ones(3, dtype=torch.float32),
+             "d": torch.ones(3, dtype=torch.float64)}
+    for stmt in ["torch.zeros(2, requires_grad=True).normal_()", "torch.tensor([1, 2]).uniform_()",
+                 "torch.ones(3).normal_(0, -1)", "torch.ones(3).uniform_(2, 1)", *BOUNDS]:
         with pytest.raises(Exception) as exc:
-            eval(stmt, {"torch": torch})
+            eval(stmt, scope)
         texts.append("error: " + str(exc.value).splitlines()[0])
     assert [line for line in lines if line.startswith("error")] == texts
 

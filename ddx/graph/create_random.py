@@ -61,13 +61,30 @@ def _draw(ev: Evaluating, node: Ast, kind: str, shape: tuple, dtype: np.dtype, a
     if kind == "normal" and b < 0:
         raise DdxRuntimeError(f"normal expects std >= 0.0, but found std {b:g}",
                               start=node.pos, end=node.end)
-    if kind == "uniform" and a > b:
-        raise DdxRuntimeError(f"uniform_ expects to return a [from, to) range, but found "
-                              f"from={a:g} > to={b:g}", start=node.pos, end=node.end)
+    if kind == "uniform":
+        _uniform_bounds(node, dtype, a, b)
     n = math.prod(shape)
     gen = _generator(ev)
     values = gen.uniform(n, dtype, a, b) if kind == "uniform" else gen.normal(n, dtype, a, b)
     return values.reshape(shape)
+
+
+def _uniform_bounds(node: Ast, dtype: np.dtype, a: float, b: float) -> None:
+    """PyTorch's check_uniform_bounds, in its words."""
+    top = float(np.finfo(dtype).max)
+    c_name = "float" if dtype == np.float32 else "double"
+    for key, v in (("from", a), ("to", b)):
+        if not -top <= v <= top:
+            raise DdxRuntimeError(f"{key} is out of bounds for {c_name}", start=node.pos,
+                                  end=node.end)
+    if a > b:
+        raise DdxRuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                              f"from={a:g} > to={b:g}", start=node.pos, end=node.end)
+    if b - a > top:
+        raise DdxRuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                              f"{torch_type(dtype)}>::max(), but found to={b:g} and from={a:g} "
+                              "which result in to-from to exceed the limit",
+                              start=node.pos, end=node.end)
 
 
 def _random(kind: str):
