@@ -8,6 +8,9 @@ import json
 
 import numpy as np
 import pytest
+from exprgen import exprs, to_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ddx
 from ddx.errors import DdxError
@@ -162,3 +165,27 @@ def test_a_call_of_an_unknown_function_hints_at_the_product(run):
     code, out, err = run("x(x+1)", "x=2")
     assert code == 1
     assert err.splitlines()[-1] == "hint: for a product write x*(...); ddx reads x(...) as a call"
+
+
+@settings(max_examples=200, deadline=None)
+@given(exprs, st.booleans())
+def test_ddx_text_is_left_as_it_is(tree, parens):
+    """Whatever ddx's language already reads means the same: the front end leaves it alone."""
+    text = to_text(tree, parens)
+    r = rewrite(text)
+    assert r.text == text and not r.derivative
+    assert r.where[:len(text)] == list(range(len(text)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="xy2 .()+-*/^²√πθ×−sinlogd/,diff", max_size=24))
+def test_any_text_is_rewritten_or_refused_in_words(text):
+    try:
+        r = rewrite(text)
+    except DdxError as exc:
+        assert exc.exit_code == 2 and exc.message and exc.source == text
+        assert exc.start is None or 0 <= exc.start < max(len(text), 1)
+        return
+    assert r.text.isascii()
+    assert len(r.where) == len(r.text) + 1
+    assert all(0 <= w <= len(text) for w in r.where)
