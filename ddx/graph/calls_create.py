@@ -11,7 +11,6 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
-from ..ops.rng_math import fma32, fma64
 from . import create_random
 from .args import Evaluating, bind, check_arity, check_keywords
 from .create_args import (
@@ -119,6 +118,8 @@ def _ranged(dtype: np.dtype, start: float, step: float, n: int) -> np.ndarray:
     """arange's kernel: in blocks of two vectors (32 bytes each) the first element of a vector
     is start + step*i and the rest that plus k*step; the last few, start + step*i (each a
     fused multiply-add in float64, then rounded to the dtype)."""
+    from ..ops.rng_math import fma64  # (on first use: start-up is a feature)
+
     width = 32 // dtype.itemsize
     blocks = n // (2 * width) * (2 * width)
     out = np.empty(n, dtype)
@@ -200,6 +201,8 @@ def fn_linspace(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 def _spaced(dtype: np.dtype, start, end, steps: int) -> np.ndarray:
     """linspace's kernel: the first half counts up from start, the second down from end."""
+    from ..ops.rng_math import fma32, fma64  # (on first use)
+
     if steps <= 1:
         return np.full(steps, start, dtype=dtype)
     idx = np.arange(steps)

@@ -12,7 +12,6 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
-from ..ops.rng import GENERATOR
 from . import record
 from .args import Evaluating, bind, check_arity, check_keywords
 from .create_args import (
@@ -47,6 +46,8 @@ DEFAULT_GENERATOR = GeneratorHandle()
 def _generator(ev: Evaluating):
     """The generator, about to be drawn from: its state goes in the statement's undo log,
     and the program is marked as one whose values change from run to run."""
+    from ..ops.rng import GENERATOR  # (imported on first use: one-liners start faster)
+
     ev.drew_random = True
     if ev.journal is not None:
         ev.journal.keep(GENERATOR, "state")
