@@ -259,3 +259,13 @@ def test_views_superscripts_and_the_swell_table():
     console = Console(record=True, width=100, color_system=None)
     console.print(formulas_view(d.result, unicode=False), soft_wrap=True)
     assert "d/dx = 3*x^2 + 1/cos(x)^2 - 2/x^3" in console.export_text()
+
+
+def test_options_that_need_numbers_are_refused_in_words(run):
+    code, out, err = run("x^3", "--explain")
+    assert (code, err.splitlines()) == (2, ["error: --explain needs numbers: x has no value",
+                                            "hint: bind it, e.g. x=1, or drop --explain for "
+                                            "the formulas"])
+    code, out, err = run("d/dx x^3", "x=1", "--forward")
+    assert code == 2 and err.startswith("error: --forward is for an expression, not for a "
+                                        "derivative form")

@@ -108,7 +108,9 @@ def eval_cmd(args, wrt, no_grad, grad_output, retain_grad, fwd, check, jacobian,
                       lean=False)  # the view shows the whole graph
     if trace is None:  # a variable without a value, or d/dx EXPR: the formulas alone
         return one.alone(as_json=as_json, no_color=no_color, dtype=dtype, wrt=wrt,
-                         no_grad=no_grad)
+                         no_grad=no_grad, numeric={"--forward": fwd, "--check": check,
+                         "--jacobian": jacobian, "--hessian": hessian, "--explain": explain,
+                         "--graph": graph_file, "--emit": emit, "--grad-output": grad_output})
     if hessian and trace.output.value.size != 1:
         raise hessian_needs_scalar()
     vector_ok = jacobian and trace.output.value.size > 1 and grad_output is None

@@ -175,12 +175,24 @@ class OneLiner:
                                        swell=self.swell, **options)
         return self.derivatives
 
-    def alone(self, *, as_json: bool, no_color: bool, dtype: str, **options) -> None:
-        """Formulas alone (no values to show): print them, or the JSON document."""
+    def alone(self, *, as_json: bool, no_color: bool, dtype: str, numeric: dict | None = None,
+              **options) -> None:
+        """Formulas alone (no values to show): print them, or the JSON document. An option
+        that needs numbers (``numeric``, given) is refused in words."""
         from ..out.formula_view import formulas_view
         from .cli_io import stdout_console, write_out
 
         d = self.derive(dtype, **options)
+        asked = [k for k, v in (numeric or {}).items() if v]
+        if asked and d.unbound:
+            raise DdxUsageError(f"{asked[0]} needs numbers: {', '.join(d.unbound)} "
+                                f"{'has' if len(d.unbound) == 1 else 'have'} no value",
+                                hint=f"bind {'it' if len(d.unbound) == 1 else 'them'}, e.g. "
+                                     f"{d.unbound[0]}=1, or drop {asked[0]} for the formulas")
+        if asked:
+            raise DdxUsageError(f"{asked[0]} is for an expression, not for a derivative form",
+                                hint=f"write the expression itself: ddx \"{d.rewrite.text.strip()}"
+                                     f"\" ... {asked[0]}")
         if as_json:
             write_out(json.dumps(_public(d.result)) + "\n")
             return
