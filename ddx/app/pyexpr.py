@@ -230,6 +230,9 @@ def _no_attribute(kind: str, name: str):
 
 def call_method(ev, node: Ast, obj: Any, name: str, args: list, kw: dict) -> Any:
     """obj.name(...) for Python values; NotImplemented for the rest (tensors, grad_fns)."""
+    native = getattr(obj, "py_method", None)
+    if native is not None:
+        return native(ev, node, name, args, kw)
     if isinstance(obj, list):
         return _list_method(ev, node, obj, name, args, kw)
     if isinstance(obj, dict):
@@ -238,9 +241,6 @@ def call_method(ev, node: Ast, obj: Any, name: str, args: list, kw: dict) -> Any
         return _str_method(ev, node, obj, name, args, kw)
     if isinstance(obj, (Instance, UserClass, pymodules.PyModule)):
         return pycalls.call_value(ev, node, get_attr(ev, node, obj, name), args, kw)
-    native = getattr(obj, "py_method", None)
-    if native is not None:
-        return native(ev, node, name, args, kw)
     return NotImplemented
 
 
@@ -255,8 +255,8 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
         if name in obj.attrs:
             return obj.attrs[name]
         found = obj.cls.lookup(name)
-        if isinstance(found, UserFunction):
-            return BoundMethod(found, obj)
+        if isinstance(found, UserFunction) or getattr(found, "bind_to_instance", False):
+            return BoundMethod(found, obj)  # (a builtin base's methods bind too: nn.Module's)
         if found is not None:
             return found
         raise _no_attribute(obj.cls.name, name)
