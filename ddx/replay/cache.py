@@ -77,5 +77,11 @@ def replay_plain(source: str, bindings: dict) -> tuple | None:
                       for v in bindings.values()]
     except OverflowError:  # (an int too large for a float: the ordinary road's message)
         return None
-    values = template.forward(arrays, reuse=True)
+    plan = template.plan
+    if template.scalar and type(plan) is not int:  # its Plan, on the numbers as they are
+        values = list(template.values0)
+        values[:len(arrays)] = arrays  # (a template's bindings are its first nodes)
+        values = plan.forward(values)
+    else:
+        values = template.forward(arrays, reuse=True)
     return None if values is None else (key, template, values)

@@ -77,6 +77,23 @@ def guard():
     return _Guard() if _VAR is not None else record.fp_guard()
 
 
+def _enter():
+    """guard() without a context manager's calls, for the Plan's loops: a token for _leave."""
+    record.FP_EVENTS.clear()
+    if _VAR is not None:
+        return _VAR.set(_EXT)
+    state = record.fp_guard()
+    state.__enter__()
+    return state
+
+
+def _leave(token) -> None:
+    if _VAR is not None:
+        _VAR.reset(token)
+    else:
+        token.__exit__(None, None, None)
+
+
 class Plan:
     """A template's replay as steps (see the module's docstring), in columns: lists of ints
     and shared functions, so a 100,000-op plan adds no objects for the collector to walk.
@@ -185,7 +202,8 @@ class Plan:
     def forward(self, values: list) -> list | None:
         kinds = self.kinds
         asarray = np.asarray
-        with guard():
+        token = _enter()
+        try:
             for i, form, fn, a, b in zip(self.fi, self.fform, self.ffn, self.fa, self.fb):
                 if form == TWO:
                     v = fn(values[a], values[b])
@@ -197,6 +215,8 @@ class Plan:
                 else:
                     v = fn(*[values[k] for k in b])
                 values[i] = v if type(v) in kinds else asarray(v)
+        finally:
+            _leave(token)
         if record.FP_EVENTS:
             record.FP_EVENTS.clear()
             return None
@@ -209,29 +229,44 @@ class Plan:
         kinds = self.kinds
         asarray = np.asarray
         shapes = t.shapes
-        with guard():
-            for i, form, vjp, a, b, j, first in zip(self.bi, self.bform, self.bvjp, self.ba,
-                                                    self.bb, self.bj, self.bfirst):
-                g = adj[i]
-                if form == TWO:
-                    gi = vjp(g, values[i], values[a], values[b])
-                elif form == ONE:
-                    gi = vjp(g, values[i], values[a])
-                elif form == SAME:
-                    gi = g
-                else:
-                    gi = vjp(g, values[i], *[values[k] for k in b])
-                if type(gi) not in kinds:
-                    gi = asarray(gi)
-                if not scalar:  # (Template._backward_arrays's checks, in its order)
-                    shape, dtype = shapes[j]
+        steps = zip(self.bi, self.bform, self.bvjp, self.ba, self.bb, self.bj, self.bfirst)
+        token = _enter()
+        try:
+            if scalar:
+                for i, form, vjp, a, b, j, first in steps:
+                    g = adj[i]
+                    if form == TWO:
+                        gi = vjp(g, values[i], values[a], values[b])
+                    elif form == ONE:
+                        gi = vjp(g, values[i], values[a])
+                    elif form == SAME:
+                        gi = g
+                    else:
+                        gi = vjp(g, values[i], *[values[k] for k in b])
+                    if type(gi) not in kinds:
+                        gi = asarray(gi)
+                    adj[j] = gi if first else adj[j] + gi
+            else:
+                for i, form, vjp, a, b, j, first in steps:
+                    g = adj[i]
+                    if form == TWO:
+                        gi = vjp(g, values[i], values[a], values[b])
+                    elif form == ONE:
+                        gi = vjp(g, values[i], values[a])
+                    elif form == SAME:
+                        gi = g
+                    else:
+                        gi = vjp(g, values[i], *[values[k] for k in b])
+                    if type(gi) is not np.ndarray:
+                        gi = asarray(gi)
+                    shape, dtype = shapes[j]  # (Template._backward_arrays's checks, in order)
                     if gi.shape != shape:
                         gi = unbroadcast(gi, shape)
                     if gi.dtype != dtype:
                         gi = gi.astype(dtype)
                     adj[j] = gi if first else asarray(adj[j] + gi)
-                else:
-                    adj[j] = gi if first else adj[j] + gi
+        finally:
+            _leave(token)
         if record.FP_EVENTS:
             record.FP_EVENTS.clear()
             return None
