@@ -205,7 +205,8 @@ def run_cmd(file, bail, debug):
     from .session import Session
 
     text = read_text(file)
-    failed = Session(*_session_writers()).run_script(text, bail=bail)
+    failed = Session(*_session_writers()).run_script(text, bail=bail,
+                                                     filename=None if file == "-" else file)
     sys.exit(1 if failed else 0)
 
 

@@ -7,6 +7,7 @@ the op, as ``torch.sum`` would, and Python values to Python's meaning."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from ..errors import DdxTypeError, DdxValueError
@@ -284,6 +285,51 @@ def _divmod(ev, node, args, kw):
     return (weak(q), weak(r))
 
 
+def _printf(ev, node, args, kw):
+    """Java's System.out.printf (the seed's Java listings): %s as Python's str (a tensor's
+    repr), %b as Java's true/false, %d, %f and %.Nf, %n a newline, %% a percent sign."""
+    fmt, *values = args
+    if not isinstance(fmt, str):
+        raise DdxTypeError("printf() takes a format string first")
+    out, k, i = [], 0, 0
+    spec = re.compile(r"%(-?\d*(?:\.\d+)?)([sbdfxneg%])")
+    for m in spec.finditer(fmt):
+        out.append(fmt[i:m.start()])
+        i = m.end()
+        flag, conv = m.group(1), m.group(2)
+        if conv == "n":
+            out.append("\n")
+            continue
+        if conv == "%":
+            out.append("%")
+            continue
+        value = values[k]
+        k += 1
+        if conv == "b":
+            text = "true" if pyvalues.python_truth(value) else "false"
+            out.append(f"%{flag}s" % text)
+        elif conv == "s":  # (Java's null for None: an undefined grad; a 0-d tensor as its
+            # number, as the chapter shows its output)
+            out.append(f"%{flag}s" % ("null" if value is None else
+                                      pyvalues.format_value(ev, value, None, "")))
+        else:
+            out.append(f"%{flag}{conv}" % _num(value))
+    out.append(fmt[i:])
+    return _print(ev, node, ["".join(out)], {"end": ("", None)})
+
+
+class TensorOptions(dict):
+    """JavaCPP's TensorOptions builder (the seed's Java): each setter returns the options;
+    dtype and requires_grad reach tensor() as its keyword arguments."""
+
+    def py_method(self, ev, node, name, args, kw):
+        if name in ("dtype", "requires_grad") and args:
+            self[name] = args[0]
+        elif name not in ("layout", "device", "memory_format", "pinned_memory"):
+            raise DdxTypeError(f"TensorOptions has no method '{name}'")
+        return self
+
+
 def _pow(ev, node, args, kw):
     return pyvalues.binary(ev, node, "**", args[0], args[1])
 
@@ -296,7 +342,8 @@ _PLAIN = {
     "map": _map, "filter": _filter, "super": _super, "type": _type, "next": _iter_next,
     "iter": lambda ev, node, args, kw: list(iterate(ev, args[0], node)),
     "callable": _callable, "any": _any_all("any"), "all": _any_all("all"),
-    "divmod": _divmod, "pow": _pow,
+    "divmod": _divmod, "pow": _pow, "printf": _printf,
+    "TensorOptions": lambda ev, node, args, kw: TensorOptions(),
     "hasattr": lambda ev, node, args, kw: _hasattr(ev, node, args),
 }
 
@@ -324,6 +371,6 @@ BUILTINS.update({
 })
 # print stays the REPL's own (sep=, end=); the ddx ops sum/max/min/abs/round win in calls by
 # name only through these wrappers, looked up before the op table (surface.builtin)
-OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round"))
+OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf"))
 
 __all__ = ["BUILTINS", "OVERRIDES", "math"]

@@ -182,6 +182,10 @@ def format_value(ev, value: Any, conv: str | None, spec: str) -> str:
     if conv == "r":
         text = repr(value) if isinstance(value, str) else ev.surface.show(ev, value)
         return format(text, spec) if spec else text
+    if conv is None and isinstance(value, Tensor) and not value.weak and \
+            value.value.ndim == 0 and value.value.dtype.kind in "fiub":
+        # PyTorch's Tensor.__format__: a 0-d tensor formats as its number (f"{z}" is 7.0)
+        return format(value.value.item(), spec)
     if conv in ("s", "a") or not spec:
         return to_str(ev, value) if conv != "r" else ev.surface.show(ev, value)
     n = number_of(value)

@@ -13,7 +13,7 @@ from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
 from ..lang.syntax import parse
 from ..out.torchfmt import Addresses
-from . import surface
+from . import dialects, surface
 from .surface import show
 from .values import NOTHING
 
@@ -69,7 +69,8 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
                 j = i
                 while j < n and (not lines[j].strip() or lines[j].lstrip().startswith("#")):
                     j += 1
-                if not (j < n and lines[j][:1] in (" ", "\t") and lines[j].strip()):
+                if not (j < n and (lines[j][:1] in (" ", "\t") and lines[j].strip() or
+                                   _CONTINUES.match(lines[j]))):
                     break
                 i = j  # the blank lines belong to the block: skip them all (linear, not n^2)
                 continue
@@ -188,8 +189,13 @@ class Session:
             self.err(f"warning: {message}")
         ev.warnings.clear()
 
-    def run_script(self, text: str, *, bail: bool = False) -> int:
-        """Run a whole script; the number of statements that failed."""
+    def run_script(self, text: str, *, bail: bool = False, filename: str | None = None) -> int:
+        """Run a whole script; the number of statements that failed. The seed's Scala-like
+        and Java listings are rewritten to Python first (by the file's extension or by their
+        own look: ddx/app/dialects.py), line for line."""
+        dialect = dialects.detect(text, filename)
+        if dialect != dialects.PYTHON:
+            text = dialects.to_python(text, dialect)
         failed = 0
         self.hold_partial = True
         try:

@@ -16,6 +16,7 @@ from ..graph.values import NO_GRAD, DType, type_name
 from ..lang.tree import Ast
 from . import (
     pyautograd,  # noqa: F401  (registers torch.autograd, torch.nn, torch.optim)
+    pynn,  # noqa: F401  (registers torch.nn)
     pybuiltins,
     pycalls,
     pyexec,
