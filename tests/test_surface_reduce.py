@@ -275,3 +275,11 @@ def test_a_dtype_that_casts_inside_the_op_is_not_supported(run):
     code, _, err = run("x.sum(dtype=torch.float32)", "x=[1, 2]")
     assert code == 1 and "sum(dtype=torch.float32) of a float64 tensor" in err \
         and "not supported by ddx" in err
+
+
+def test_var_without_degrees_of_freedom_warns_as_pytorch(run_json):
+    code, doc, _ = run_json("x.var(correction=3)", "x=[1, 2]")
+    assert code == 0 and doc["value"] == "inf"
+    assert doc["warnings"] == ["var(): degrees of freedom is <= 0. Correction should be strictly "
+                               "less than the reduction factor (input numel divided by output "
+                               "numel)."]

@@ -47,7 +47,7 @@ def reduction_arg(node: Ast, given: dict, choices: tuple = REDUCTIONS) -> str:
     return r
 
 
-def _warn(ev: Evaluating, node: Ast, text: str) -> None:
+def warn_at(ev: Evaluating, node: Ast, text: str) -> None:
     WARNINGS.append((ev.source[node.start:node.end] if ev.source else node.value, text))
 
 
@@ -55,7 +55,7 @@ def _broadcast(ev: Evaluating, node: Ast, a: Tensor, b: Tensor, warn: bool = Tru
     ev.check_broadcast(Ast("bin", node.value, (), (), start=node.start, end=node.end,
                            pos=node.pos), a, b)
     if warn and a.shape != b.shape:
-        _warn(ev, node, f"Using a target size ({_size(b.shape)}) that is different to the input "
+        warn_at(ev, node, f"Using a target size ({_size(b.shape)}) that is different to the input "
                         f"size ({_size(a.shape)}). This will likely lead to incorrect results due "
                         "to broadcasting. Please ensure they have the same size.")
 
@@ -102,7 +102,7 @@ def _softmax(name: str):
         dim = given.get("dim")
         if dim is None:  # PyTorch's _get_softmax_dim, with its warning
             d = 0 if a.value.ndim in (0, 1, 3) else 1
-            _warn(ev, node, f"Implicit dimension choice for {name} has been deprecated. Change "
+            warn_at(ev, node, f"Implicit dimension choice for {name} has been deprecated. Change "
                             "the call to include dim=X as an argument.")
         else:
             d = one_dim(ev, node, dim, a.value.ndim)
@@ -225,7 +225,7 @@ def _kl_div(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     else:
         loss = ev.op("sub", node, [ev.op("xlogy", node, [t, t]), ev.op("mul", node, [t, x])])
     if reduction == "mean":
-        _warn(ev, node, "reduction: 'mean' divides the total loss by both the batch size and the "
+        warn_at(ev, node, "reduction: 'mean' divides the total loss by both the batch size and the "
                         "support size.'batchmean' divides only by the batch size, and aligns with "
                         "the KL div math definition.'mean' will be changed to behave the same as "
                         "'batchmean' in the next major release.")

@@ -18,7 +18,7 @@ from ..lang.tree import Ast
 from ..ops import OPS
 from . import calls_loss, calls_nll
 from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
-from .calls_loss import same_dtype
+from .calls_loss import same_dtype, warn_at
 from .tensor import Tensor
 from .values import type_name
 
@@ -186,6 +186,11 @@ def _spread(name: str):
         dim = dim_arg(ev, node, a, given.get("dim"))
         keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
         extra = {"correction": correction} if correction != 1 else {}
+        n = a.value.size if dim is None else int(np.prod([a.shape[d] for d in dim]))
+        if n - correction <= 0:
+            warn_at(ev, node, f"{name}(): degrees of freedom is <= 0. Correction should be "
+                              "strictly less than the reduction factor (input numel divided by "
+                              "output numel).")
         return _record(ev, name, node, a, dim, keepdim, extra)
     return call
 
