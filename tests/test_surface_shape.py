@@ -321,3 +321,14 @@ def test_reshapes_view_where_pytorchs_strides_allow(source):
     fn = eval(f"lambda {', '.join(used)}: {source}",  # noqa: S307 - the test's own text
               {"torch": torch, "exp": torch.exp, "tanh": torch.tanh})
     agree(source, fn, used)
+
+
+@pytest.mark.parametrize("source", ["torch.cat(x)", "torch.stack(x)", "torch.cat([1, 2])",
+                                    "torch.stack([x, 2.0])", "torch.cat(3)"])
+def test_lists_of_tensors_in_pytorchs_words(source):
+    torch = torch_or_skip()
+    with pytest.raises(DdxError) as info:
+        ddx.trace(source, x=np.ones(2))
+    with pytest.raises(TypeError) as theirs:
+        eval(source, {"torch": torch, "x": torch.ones(2)})  # noqa: S307 - the test's own text
+    assert info.value.message == str(theirs.value)

@@ -21,7 +21,7 @@ from ..ops.kernels_shape import can_view, infer_shape, is_contiguous, iter_strid
 from ..ops.rows_shape import cat_op, stack_dim_op
 from .args import Evaluating, as_tensor, bind, one_dim
 from .tensor import Tensor
-from .values import type_name, weak
+from .values import py_type, weak
 
 # functions whose [a, b] argument is a list of tensors, not one stacked tensor
 LISTS = {"cat", "concat", "concatenate", "stack"}
@@ -229,17 +229,16 @@ def call_repeat(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 # --- lists of tensors ------------------------------------------------------------------------------
 
 def _tensor_list(ev: Evaluating, node: Ast, value: Any) -> list[Tensor]:
-    if isinstance(value, Tensor) and not value.weak:
-        raise fail(node, f"{node.value}(): argument 'tensors' must be a list of tensors, not a "
-                         "tensor (write the tensors in [...])", DdxTypeError)
+    name = node.value.rsplit(".", 1)[-1]
     if not isinstance(value, (list, tuple)):
-        raise fail(node, f"{node.value}(): argument 'tensors' must be tuple of Tensors, not "
-                         f"{type_name(value)}", DdxTypeError)
+        what = "Tensor" if isinstance(value, Tensor) and not value.weak else py_type(value)
+        raise fail(node, f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                         f"not {what}", DdxTypeError)
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, Tensor) or item.weak:
             raise fail(node, f"expected Tensor as element {i} in argument 0, but got "
-                             f"{type_name(item)}", DdxTypeError)
+                             f"{py_type(item)}", DdxTypeError)
         out.append(item)
     return out
 
