@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import DdxShapeError, DdxTypeError
 from ..lang.tree import Ast
+from ..limits import check_elements
 from . import calls_matrix, calls_select
 from .args import Evaluating, bind, check_arity
 from .calls_shape import dim_of, expand_to, fail, int_list, layout, reshape_to, tensor_arg
@@ -171,6 +172,8 @@ def _matmul(ev: Evaluating, node: Ast, a: Tensor, b: Tensor) -> Tensor:
             return _matmul(ev, node, a, ev.op("squeeze", node, [b], {"dim": 0}))
     batch = _broadcast(node, batch1, batch2)
     count = int(np.prod(batch))
+    check_elements(count * max(n * m1, m2 * p, n * p), f"'@' of shapes {list(a.shape)} and "
+                                                       f"{list(b.shape)}")
     left = reshape_to(ev, node, expand_to(ev, node, a, batch + (n, m1)), (count, n, m1))
     if db == 1:
         right = reshape_to(ev, node, expand_to(ev, node, b, batch + (m2,)), (count, m2))
@@ -219,6 +222,7 @@ def call_outer(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         if t.value.ndim != 1:
             raise fail(node, f"outer: Expected 1-D argument {name}, but got {t.value.ndim}-D",
                        DdxShapeError)
+    check_elements(a.shape[0] * b.shape[0], "outer()")
     return ev.op("mul", node, [reshape_to(ev, node, a, (a.shape[0], 1)), b])
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..errors import DdxShapeError, DdxTypeError
 from ..lang.tree import Ast
+from ..limits import check_elements
 from ..ops.kernels_linalg import (
     einsum_grad_fn,
     einsum_sizes,
@@ -116,6 +117,7 @@ def call_diag(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     a = tensor_arg(ev, node, given["input"])
     k = int_list(ev, node, [given.get("diagonal", 0)])[0]
     if a.value.ndim == 1:
+        check_elements((a.shape[0] + abs(k)) ** 2, "diag() of a vector")
         return ev.op("diag_embed", node, [a], {"diagonal": k})
     if a.value.ndim == 2:
         return ev.op("diagonal", node, [a], {"offset": k, "copy": True})
@@ -151,6 +153,7 @@ def call_einsum(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     sizes = einsum_sizes(ins, [x.shape for x in xs])
     if isinstance(sizes, str):
         raise fail(node, sizes, DdxShapeError)
+    check_elements(int(np.prod([sizes[ch] for ch in out])), f"einsum() to '{out}'")
     return ev.op(einsum_op(len(xs)).name, node, xs, {"equation": ",".join(ins) + "->" + out},
                  grad_fn=einsum_grad_fn(ins, out))
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
+from ..limits import check_elements
 from ..ops import OPS
 from ..ops.kernels_shape import can_view, infer_shape, is_contiguous, iter_strides, strides_of
 from ..ops.rows_shape import cat_op, stack_dim_op
@@ -202,6 +203,7 @@ def expand_to(ev: Evaluating, node: Ast, a: Tensor, sizes: tuple[int, ...]) -> T
                              f"size ({have}) at non-singleton dimension {i}.  Target sizes: "
                              f"{list(sizes)}.  Tensor sizes: {list(shape)}")
         out.append(n)
+    check_elements(int(np.prod(out)), f"{node.value}() to {list(out)}")
     return ev.op("expand", node, [a], {"shape": tuple(out)})
 
 
@@ -223,6 +225,7 @@ def call_repeat(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     if len(sizes) < a.value.ndim:
         raise fail(node, "Number of dimensions of repeat dims can not be smaller than number of "
                          "dimensions of tensor")
+    check_elements(int(np.prod(sizes)) * max(a.value.size, 1), f"{node.value}() by {list(sizes)}")
     return ev.op("repeat", node, [a], {"sizes": sizes})
 
 
