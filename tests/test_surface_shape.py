@@ -332,3 +332,14 @@ def test_lists_of_tensors_in_pytorchs_words(source):
     with pytest.raises(TypeError) as theirs:
         eval(source, {"torch": torch, "x": torch.ones(2)})  # noqa: S307 - the test's own text
     assert info.value.message == str(theirs.value)
+
+
+@pytest.mark.parametrize("source", ["sum(x.expand(100000, 100000, 2))",
+                                    "sum(x.repeat(100000, 100000))",
+                                    "y = x.repeat(2000); sum(einsum('i,j,k->ijk', y, y, y))",
+                                    "y = x.repeat(20000); sum(outer(y, y))",
+                                    "sum(x.expand(3000, 1, 1, 2) @ x.expand(1, 3000, 2, 2))"])
+def test_big_results_are_refused_before_they_are_made(run, source):
+    code, _, err = run(source, "x=[1,2]")
+    assert code == 1
+    assert "over the limit of 10,000,000 (DDX_MAX_ELEMENTS)" in err.splitlines()[0]
