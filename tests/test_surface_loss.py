@@ -25,6 +25,7 @@ CASES = [
     ("F.softmax(x, dim=1)", lambda t, F, b: F.softmax(b["x"], dim=1), ("x",)),
     ("torch.softmax(x, -1)", lambda t, F, b: t.softmax(b["x"], -1), ("x",)),
     ("x.softmax(0)", lambda t, F, b: b["x"].softmax(0), ("x",)),
+    ("torch.log_softmax(x, axis=1)", lambda t, F, b: t.log_softmax(b["x"], axis=1), ("x",)),
     ("torch.special.softmax(x, 1)", lambda t, F, b: t.special.softmax(b["x"], 1), ("x",)),
     ("softmax(v, 0)", lambda t, F, b: t.softmax(b["v"], 0), ("v",)),
     ("x.log_softmax(1)", lambda t, F, b: b["x"].log_softmax(1), ("x",)),

@@ -72,6 +72,10 @@ DIFFERENTIABLE = [
     ("x.logsumexp(1)", lambda t, x: x.logsumexp(1)),
     ("torch.logsumexp(x, (0, 1), keepdim=True)", lambda t, x: t.logsumexp(x, (0, 1), keepdim=True)),
     ("torch.special.logsumexp(x, dim=0)", lambda t, x: t.special.logsumexp(x, dim=0)),
+    ("x.sum(axis=0)", lambda t, x: x.sum(axis=0)),  # (numpy's names, which PyTorch takes too)
+    ("x.max(axis=1, keepdims=True)[0]", lambda t, x: x.max(axis=1, keepdims=True)[0]),
+    ("x.std(axis=0, keepdims=True)", lambda t, x: x.std(axis=0, keepdims=True)),
+    ("x.cumprod(axis=1)", lambda t, x: x.cumprod(axis=1)),
     ("cumsum(x, 0)", lambda t, x: x.cumsum(0)),
     ("x.cumsum(dim=-1)", lambda t, x: x.cumsum(dim=-1)),
     ("torch.cumprod(x, 1)", lambda t, x: t.cumprod(x, 1)),

@@ -70,6 +70,23 @@ def _expanded(ev: Evaluating, node: Ast, tensors: list, every: bool = False) -> 
             ev.op("expand", node, [t], {"shape": shape}) for t in tensors]
 
 
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}  # aten's aliases, as numpy spells them
+
+
+def aliased(node: Ast, kw: dict) -> dict:
+    """``axis=``/``keepdims=`` as ``dim=``/``keepdim=`` (PyTorch takes both spellings)."""
+    if not any(k in _NUMPY_NAMES for k in kw):
+        return kw
+    out: dict = {}
+    for key, item in kw.items():
+        name = _NUMPY_NAMES.get(key, key)
+        if name in out:
+            raise DdxTypeError(f"{node.value}() got multiple values for argument '{name}'",
+                               start=item[1], end=item[1] + len(key))
+        out[name] = item
+    return out
+
+
 def same_dtype(node: Ast, a: Tensor, value: Any) -> None:
     """``dtype=``: PyTorch casts inside the op; ddx takes the input's own dtype only."""
     if value is None:
@@ -94,7 +111,7 @@ def not_differentiable(node: Ast, t: Tensor | None, fn: str, arg: str) -> None:
 # --- softmax, log_softmax -------------------------------------------------------------------------
 def _softmax(name: str):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        given = bind(node, args, kw, ("input", "dim", "_stacklevel", "dtype"))
+        given = bind(node, args, aliased(node, kw), ("input", "dim", "_stacklevel", "dtype"))
         a = as_tensor(ev, node, given["input"])
         if a.weak or a.value.dtype.kind != "f":
             a = Tensor(np.asarray(a.value, dtype=ev.dtype))

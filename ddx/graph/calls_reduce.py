@@ -18,7 +18,7 @@ from ..lang.tree import Ast
 from ..ops import OPS
 from . import calls_loss, calls_nll
 from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
-from .calls_loss import same_dtype, warn_at
+from .calls_loss import aliased, same_dtype, warn_at
 from .tensor import Tensor
 from .values import type_name
 
@@ -82,7 +82,7 @@ def _record(ev, name: str, node: Ast, a: Tensor, dim, keepdim: bool, extra: dict
 def reduction(name: str, needs_float: bool = False):
     """sum mean amax amin logsumexp all any: (input, dim=None, keepdim=False)."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        given = bind(node, args, kw, ("input", "dim", "keepdim", "dtype"))
+        given = bind(node, args, aliased(node, kw), ("input", "dim", "keepdim", "dtype"))
         a = reduced_input(ev, node, given["input"])
         same_dtype(node, a, given.get("dtype"))
         if needs_float:
@@ -97,7 +97,7 @@ def reduction(name: str, needs_float: bool = False):
 
 
 def _prod(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    given = bind(node, args, kw, ("input", "dim", "keepdim", "dtype"))
+    given = bind(node, args, aliased(node, kw), ("input", "dim", "keepdim", "dtype"))
     a = reduced_input(ev, node, given["input"])
     same_dtype(node, a, given.get("dtype"))
     dim = int_dim(ev, node, a, given.get("dim"))
@@ -121,6 +121,7 @@ def extreme(name: str):
     pair = "maximum" if name == "max" else "minimum"
 
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Any:
+        kw = aliased(node, kw)
         other = kw.get("other")
         if other is not None or (len(args) == 2 and "dim" not in kw and isinstance(args[1], Tensor)
                                  and not args[1].weak):
@@ -153,7 +154,7 @@ def extreme(name: str):
 def _index(name: str):
     """argmax/argmin: (input, dim=None, keepdim=False), int64, no gradient."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        given = bind(node, args, kw, ("input", "dim", "keepdim"))
+        given = bind(node, args, aliased(node, kw), ("input", "dim", "keepdim"))
         a = reduced_input(ev, node, given["input"])
         dim = int_dim(ev, node, a, given.get("dim"))
         keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
@@ -175,7 +176,7 @@ def _spread(name: str):
             names = ("input", "unbiased", "dim", "keepdim", "correction")
         else:
             names = ("input", "dim", "unbiased", "keepdim", "correction")
-        given = bind(node, args, kw, names)
+        given = bind(node, args, aliased(node, kw), names)
         a = reduced_input(ev, node, given["input"])
         _floating(node, a, "std and var only support floating point and complex dtypes")
         correction = 1.0
@@ -257,7 +258,7 @@ def _norm_with(names: tuple):
 def _cumulative(name: str):
     """cumsum/cumprod: (input, dim)."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        given = bind(node, args, kw, ("input", "dim", "dtype"), required=2)
+        given = bind(node, args, aliased(node, kw), ("input", "dim", "dtype"), required=2)
         a = reduced_input(ev, node, given["input"])
         same_dtype(node, a, given.get("dtype"))
         dim = int_dim(ev, node, a, given["dim"])
