@@ -16,13 +16,15 @@ from ..graph.values import NO_GRAD, DType, type_name
 from ..lang.tree import Ast
 from . import (
     pyautograd,  # noqa: F401  (registers torch.autograd, torch.nn, torch.optim)
-    pynn,  # noqa: F401  (registers torch.nn)
     pybuiltins,
     pycalls,
     pyexec,
     pyexpr,
     pymodules,
+    pynn,  # (registers torch.nn)
+    pyoptim,  # noqa: F401  (registers torch.optim)
     pyvalues,
+    tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
 from .values import NOTHING, PyNumber, Size, Str
@@ -208,9 +210,10 @@ def show(ev: Evaluator, value: Any) -> str:
         if value.weak:
             v = value.value.item()
             return repr(v)
-        return tensor_repr(value.value, requires_grad=value.requires_grad, default=ev.dtype,
+        text = tensor_repr(value.value, requires_grad=value.requires_grad, default=ev.dtype,
                            grad_fn=value.grad_fn.name if value.grad_fn is not None else None,
                            is_leaf=value.is_leaf)
+        return "Parameter containing:\n" + text if value in pynn.PARAMETERS else text
     if isinstance(value, (Function, AccumulateGrad)):
         return f"<{value.name} object at {ev.addresses.of(value)}>"
     if isinstance(value, tuple):
@@ -225,4 +228,6 @@ def show(ev: Evaluator, value: Any) -> str:
         return "{" + ", ".join(show(ev, v) for v in value) + "}" if value else "set()"
     if value is NO_GRAD or value is TORCH:
         return repr(value)
+    if pynn.is_module(value):
+        return pynn.module_repr(value)
     return repr(value)

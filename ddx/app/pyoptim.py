@@ -1,0 +1,191 @@
+"""torch.optim in the REPL's Python: SGD (momentum, dampening, weight_decay, nesterov,
+maximize) and Adam (betas, eps, weight_decay, amsgrad), with step() and zero_grad() following
+torch/optim/sgd.py's and adam.py's single-tensor paths (PyTorch's CPU default), in the
+parameters' dtype, with the CPU kernels' fused multiply-adds (add with alpha, lerp)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxTypeError
+from ..graph.tensor import Tensor
+from ..ops.rng_math import fma32, fma64
+from .pymodules import EXTRA, Native
+
+
+def fma(a, b, c, dtype) -> np.ndarray:
+    """a*b + c rounded once in ``dtype`` (ATen's vec::fmadd)."""
+    return (fma32 if dtype == np.float32 else fma64)(a, b, c).astype(dtype)
+
+
+def add(a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
+    """a.add(b, alpha=alpha): ufunc::add is fmadd(b, alpha, a)."""
+    d = a.dtype
+    return fma(b, d.type(alpha), a, d)
+
+
+def lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
+    """start.lerp(end, weight) as ATen's lerp_vec computes it."""
+    d = start.dtype
+    w = d.type(weight)
+    diff = (end - start).astype(d)
+    if abs(w) < 0.5:
+        return fma(w, diff, start, d)
+    return fma(d.type(w - d.type(1)), diff, end, d)
+
+
+class Optimizer:
+    kind = "Optimizer"
+
+    def __init__(self, params: list, defaults: dict) -> None:
+        self.params = params
+        self.defaults = defaults
+        self.state: dict[int, dict] = {}
+
+    def __repr__(self) -> str:
+        lines = [f"{self.kind} (", "Parameter Group 0"]
+        for k, v in sorted(self.defaults.items()):
+            lines.append(f"    {k}: {v}")
+        return "\n".join(lines) + "\n)"
+
+    def py_method(self, ev, node, name, args, kw):
+        if name == "zero_grad":
+            for p in self.params:
+                if ev.journal is not None:
+                    ev.journal.keep(p, "grad")
+                p.grad = None
+            return None
+        if name == "step":
+            if args or kw:
+                raise DdxTypeError("ddx's step() takes no closure")
+            for p in self.params:
+                if p.grad is None:
+                    continue
+                if ev.journal is not None:
+                    ev.journal.keep(p, "value")
+                    ev.journal.keep(self, "state")
+                self.state = dict(self.state)
+                st = dict(self.state.get(id(p), {}))
+                p.value = self.update(p.value, np.asarray(p.grad, dtype=p.value.dtype), st)
+                self.state[id(p)] = st
+            return None
+        raise DdxTypeError(f"'{self.kind}' object has no attribute '{name}'")
+
+    def py_attr(self, ev, node, name):
+        if name == "param_groups":
+            return [{"params": list(self.params), **self.defaults}]
+        raise DdxTypeError(f"'{self.kind}' object has no attribute '{name}'")
+
+
+class SGD(Optimizer):
+    kind = "SGD"
+
+    def update(self, p: np.ndarray, g: np.ndarray, st: dict) -> np.ndarray:
+        o = self.defaults
+        if o["maximize"]:
+            g = -g
+        if o["weight_decay"] != 0:
+            g = add(g, p, o["weight_decay"])
+        if o["momentum"] != 0:
+            buf = st.get("momentum_buffer")
+            if buf is None:
+                buf = g.copy()
+            else:
+                buf = add((buf * p.dtype.type(o["momentum"])).astype(p.dtype), g,
+                          1 - o["dampening"])
+            st["momentum_buffer"] = buf
+            g = add(g, buf, o["momentum"]) if o["nesterov"] else buf
+        return add(p, g, -o["lr"])
+
+
+class Adam(Optimizer):
+    kind = "Adam"
+
+    def update(self, p: np.ndarray, g: np.ndarray, st: dict) -> np.ndarray:
+        o = self.defaults
+        d = p.dtype.type
+        beta1, beta2 = o["betas"]
+        if o["maximize"]:
+            g = -g
+        step = st.get("step", 0.0) + 1.0
+        st["step"] = step
+        if o["weight_decay"] != 0:
+            g = add(g, p, o["weight_decay"])
+        m = st.get("exp_avg", np.zeros_like(p))
+        v = st.get("exp_avg_sq", np.zeros_like(p))
+        m = lerp(m, g, 1 - beta1)
+        v = (v * d(beta2)).astype(p.dtype)
+        v = (v + (d(1 - beta2) * g * g)).astype(p.dtype)
+        st["exp_avg"], st["exp_avg_sq"] = m, v
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = o["lr"] / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if o["amsgrad"]:
+            vmax = np.maximum(st.get("max_exp_avg_sq", v), v)
+            st["max_exp_avg_sq"] = vmax
+            v = vmax
+        denom = ((np.sqrt(v) / d(bias_correction2_sqrt)) + d(o["eps"])).astype(p.dtype)
+        return (p + (d(-step_size) * m) / denom).astype(p.dtype)
+
+
+def _params(value) -> list:
+    from .pyvalues import iterate
+
+    items = list(value) if isinstance(value, (list, tuple)) else None
+    if items is None:
+        raise DdxTypeError("params argument given to the optimizer should be an iterable of "
+                           "Tensors or dicts, but got " + type(value).__name__)
+    for t in items:
+        if isinstance(t, dict):
+            raise DdxTypeError("ddx's optimizers take one parameter group (a list of tensors)")
+        if not isinstance(t, Tensor):
+            raise DdxTypeError("optimizer can only optimize Tensors, but one of the params is "
+                               f"{type(t).__name__}")
+        if not t.is_leaf:
+            raise DdxRuntimeError("can't optimize a non-leaf Tensor")
+    del iterate
+    return items
+
+
+def _number(v):
+    if isinstance(v, Tensor):
+        return v.value.item()
+    if isinstance(v, (tuple, list)):
+        return tuple(_number(x) for x in v)
+    return v
+
+
+def _maker(cls, names: tuple, defaults: dict):
+    def make(ev, node, args, kw):
+        if not args and "params" not in kw:
+            raise DdxTypeError(f"{cls.kind}.__init__() missing 1 required positional "
+                               "argument: 'params'")
+        params = args[0] if args else kw.pop("params")[0]
+        given = dict(zip(names, args[1:]))
+        for k, (v, _) in kw.items():
+            if k not in defaults:
+                raise DdxTypeError(f"{cls.kind}.__init__() got an unexpected keyword "
+                                   f"argument '{k}'")
+            given[k] = v
+        opts = {**defaults, **{k: _number(v) for k, v in given.items()}}
+        if opts["lr"] < 0:
+            raise DdxRuntimeError(f"Invalid learning rate: {opts['lr']}")
+        if cls is SGD and opts["nesterov"] and (opts["momentum"] <= 0 or opts["dampening"]):
+            raise DdxRuntimeError("Nesterov momentum requires a momentum and zero dampening")
+        return cls(_params(params), opts)
+    return Native(cls.kind, make)
+
+
+SGD_DEFAULTS = {"lr": 0.001, "momentum": 0, "dampening": 0, "weight_decay": 0,
+                "nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+                "fused": None}
+ADAM_DEFAULTS = {"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0,
+                 "amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                 "differentiable": False, "fused": None, "decoupled_weight_decay": False}
+
+EXTRA["torch.optim"].update(
+    SGD=_maker(SGD, ("lr", "momentum", "dampening", "weight_decay", "nesterov"), SGD_DEFAULTS),
+    Adam=_maker(Adam, ("lr", "betas", "eps", "weight_decay", "amsgrad"), ADAM_DEFAULTS))
+
+__all__ = ["SGD", "Adam", "Optimizer", "add", "lerp"]
