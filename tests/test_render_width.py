@@ -300,3 +300,11 @@ def test_any_vector_at_any_width_fits_and_keeps_its_numbers_whole():
         assert w_grad in tokens, (w_grad, grads)
 
     check()
+
+
+def test_a_long_constant_input_folds_under_its_node():
+    _, out, _ = ddx("x * [1.5,2.5,3.5,4.5,5.5,6.5,7.5,8.5]", "x=1", "--grad-output", "ones",
+                    width=40)
+    tree = out[out.index("grad_fn tree"):out.index("gradients of out")]
+    assert "└ None  (constant)\n      [1.5, 2.5, 3.5, 4.5, 5.5, 6.5,\n       7.5, 8.5]" in tree
+    assert max(cell_len(line) for line in tree.split("\n")) <= 40

@@ -89,10 +89,16 @@ def label_lines(trace, t: Tensor, width: int, precision: int, rest: int | None =
     return [out[0]] + [cut(line, rest) for line in out[1:]]
 
 
-def _constant_label(child, precision: int) -> Text:
-    label = Text("None", style="dim")
-    label.append(f"  (constant {numbers.text(child.value, precision, 20)})", style="dim")
-    return label
+def _constant_lines(child, precision: int, width: int, rest: int) -> list[Text]:
+    """A constant input: ``None  (constant 2)``, its value folded under it if need be."""
+    got = numbers.lines(child.value, precision, 10 ** 6)
+    one = Text(f"None  (constant {got[0]})", style="dim")
+    if len(got) == 1 and one.cell_len <= width:
+        return [one]
+    lines = [Text("None  (constant)", style="dim")]
+    lines += [Text("  " + line, style="dim")
+              for line in numbers.fitted(child.value, precision, max(rest - 2, 8))]
+    return lines
 
 
 def tree_lines(trace, width: int, precision: int = numbers.DEFAULT_PRECISION) -> list[Text]:
@@ -112,6 +118,13 @@ def tree_lines(trace, width: int, precision: int = numbers.DEFAULT_PRECISION) ->
         if isinstance(item, Text):
             lines.append(prefix + cut(item, max(width - prefix.cell_len, 4)))
             continue
+        if isinstance(item, tuple):  # a constant input: no grad_fn, no children
+            more = Text(below + gap, style="dim")
+            got = _constant_lines(item[1], precision, max(width - prefix.cell_len, 8),
+                                  max(width - more.cell_len, 8))
+            lines.append(prefix + got[0])
+            lines.extend(more + line for line in got[1:])
+            continue
         t = item
         fn = t.grad_fn
         children: list = []
@@ -124,8 +137,7 @@ def tree_lines(trace, width: int, precision: int = numbers.DEFAULT_PRECISION) ->
                                  f"over {MAX_TREE_NODES} nodes)", style="dim")]
             else:
                 for child in fn.inputs:
-                    children.append(child if child.requires_grad
-                                    else _constant_label(child, precision))
+                    children.append(child if child.requires_grad else ("constant", child))
                     count += 1
         more = Text(below + (bar if children else gap), style="dim")
         label = label_lines(trace, t, max(width - prefix.cell_len, 8), precision,
