@@ -198,13 +198,24 @@ def repl_cmd(no_color, debug):
 @main.command("run")
 @click.argument("file", type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("--bail", is_flag=True, help="Stop at the first error.")
+@click.option("-i", "--interactive", is_flag=True,
+              help="Stay in the REPL after the script, with its names (as python -i).")
 @click.option("--debug", is_flag=True, hidden=True)
 @guarded
-def run_cmd(file, bail, debug):
-    """Run a REPL script (FILE, or - for stdin) without prompts; exit 1 if a statement failed."""
+def run_cmd(file, bail, interactive, debug):
+    """Run a REPL script (FILE, or - for stdin) without prompts; exit 1 if a statement failed.
+
+    A .py file runs as Python; .scala and .java files (and pasted listings that look like
+    them) are the seed chapter's dialects, rewritten line for line."""
     from .session import Session
 
     text = read_text(file)
+    if interactive and sys.stdin.isatty() and file != "-":
+        from .repl import Repl
+
+        repl = Repl()
+        repl.session.run_script(text, bail=bail, filename=file)
+        sys.exit(repl.loop())
     failed = Session(*_session_writers()).run_script(text, bail=bail,
                                                      filename=None if file == "-" else file)
     sys.exit(1 if failed else 0)

@@ -15,7 +15,7 @@ from .. import fmt
 from ..errors import DdxError, DdxUsageError, format_error, suggest
 from ..graph.tensor import Tensor
 from ..textsafe import safe_text
-from .session import Session, needs_more
+from .session import Continuation, Session
 
 HELP = """\
 Type statements as in PyTorch; a bare expression prints its value.
@@ -189,22 +189,83 @@ class Repl:
                                 ":help for help, :quit or Ctrl-D to leave.", style="dim"))
         while True:
             try:
-                lines = [prompt.prompt(">>> ")]
-                while needs_more(lines):
-                    more = prompt.prompt("... ")
-                    if not more.strip() and lines[-1].strip() != "" and _block(lines):
+                first = prompt.prompt(">>> ")
+                lines = [first]
+                state = Continuation()
+                more = state.add(first)
+                while more:
+                    # (auto-indent after a ':' line; a blank line ends the block)
+                    line = prompt.prompt("... ", default=state.indent() if state.block else "")
+                    if not line.strip() and state.block and state.depth == 0:
                         break
-                    lines.append(more)
+                    lines.append(line)
+                    more = state.add(line)
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 return 0
-            if not self.handle("\n".join(lines)):
-                return 0
+            try:
+                if not self.handle("\n".join(lines)):
+                    return 0
+            except KeyboardInterrupt:  # Ctrl-C while a statement runs: it is undone
+                self._err("KeyboardInterrupt: the statement was stopped and undone")
 
 
-def _block(lines: list[str]) -> bool:
-    return any(line.split("#", 1)[0].rstrip().endswith(":") for line in lines)
+def members_of(session: Session, path: str) -> list[str]:
+    """What follows ``path.`` in completion: the members of the object ``path`` names,
+    found without running anything (names, modules, attributes only; no calls)."""
+    from ..graph.namespaces import MODULES, Namespace
+    from ..graph.tensor import AccumulateGrad, Function
+    from . import pymodules
+    from .methods import TENSOR_ATTRS, TENSOR_METHODS
+    from .pyvalues import Instance
+
+    parts = path.split(".")
+    env = session.env
+    obj = env.get(parts[0], MODULES.get(parts[0], pymodules.MODULES.get(parts[0])))
+    if obj is None:
+        return []
+    for name in parts[1:]:
+        if isinstance(obj, Namespace):
+            obj = obj.children.get(name, pymodules.EXTRA.get(obj.path, {}).get(name))
+        elif isinstance(obj, pymodules.PyModule):
+            obj = obj.members.get(name)
+        elif isinstance(obj, Tensor) and name in ("grad_fn", "data"):
+            obj = obj.grad_fn if name == "grad_fn" else obj
+        elif isinstance(obj, Tensor) and name == "grad":
+            obj = None
+        elif isinstance(obj, Instance):
+            obj = obj.attrs.get(name)
+        else:
+            return []
+        if obj is None:
+            return []
+    if isinstance(obj, Namespace):
+        from ..graph import namespaces
+        from ..graph.functions import FUNCTIONS
+
+        names = list(obj.children) + list(pymodules.EXTRA.get(obj.path, {}))
+        names += [f + "(" for f in FUNCTIONS if obj.space in namespaces.spaces_of(f)]
+        return sorted(set(names))
+    if isinstance(obj, pymodules.PyModule):
+        return sorted(obj.members)
+    if isinstance(obj, Tensor):
+        from ..graph import namespaces
+        from ..graph.functions import FUNCTIONS
+
+        return sorted(set(TENSOR_ATTRS) | {m + "(" for m in TENSOR_METHODS} |
+                      {f + "(" for f in FUNCTIONS if "Tensor" in namespaces.spaces_of(f)})
+    if isinstance(obj, (Function, AccumulateGrad)):
+        return ["next_functions", "name()"] + (["variable"] if isinstance(obj, AccumulateGrad)
+                                               else [])
+    if isinstance(obj, list):
+        return ["append(", "extend(", "pop(", "insert(", "index(", "count(", "copy(",
+                "clear(", "reverse("]
+    if isinstance(obj, dict):
+        return ["items()", "keys()", "values()", "get(", "update(", "pop("]
+    if isinstance(obj, Instance):
+        return sorted(set(obj.attrs) | {k for k in obj.cls.scope if not k.startswith("__")})
+    return list(ATTRS)
 
 
 def _completer_base():
@@ -232,10 +293,10 @@ class Completer(_completer_base()):
                 if c.startswith(word):
                     yield Completion(c, start_position=-len(word))
             return
-        m = re.search(r"\.([A-Za-z_]*)$", before)
+        m = re.search(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]*)$", before)
         if m:
-            word = m.group(1)
-            for a in ATTRS:
+            word = m.group(2)
+            for a in members_of(self.session, m.group(1)):
                 if a.startswith(word):
                     yield Completion(a, start_position=-len(word))
             return

@@ -27,14 +27,45 @@ def bracket_depth(line: str, depth: int = 0) -> int:
     return depth
 
 
+_COMPOUND = re.compile(r"\s*(?:if|elif|else|while|for|def|class|try|except|finally|with)\b")
+
+
+class Continuation:
+    """Whether a statement typed so far goes on: its open brackets, a trailing ':' or '\\',
+    and whether a block was opened; kept line by line, so a pasted cell of n lines costs n."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.block = False
+        self.last = ""
+        self.count = 0
+
+    def add(self, line: str) -> bool:
+        """Take one more line; True while the statement needs more."""
+        self.depth = bracket_depth(line, self.depth)
+        code = line.split("#", 1)[0].rstrip()
+        if code.endswith(":") or (self.count == 0 and _COMPOUND.match(code)):
+            self.block = True  # (a one-line `while c: x += 1` waits for a blank line too)
+        self.last = line
+        self.count += 1
+        return self.depth > 0 or code.endswith(("\\", ":")) or (
+            line.strip() != "" and self.block) or (
+            self.count == 1 and code.lstrip().startswith("@"))
+
+    def indent(self) -> str:
+        """The next line's indentation, as Python's REPL and editors give it."""
+        lead = self.last[:len(self.last) - len(self.last.lstrip())]
+        code = self.last.split("#", 1)[0].rstrip()
+        return lead + "    " if code.endswith(":") else lead
+
+
 def needs_more(lines: list[str]) -> bool:
-    """Whether a statement typed so far continues on the next line."""
-    depth = 0
+    """Whether a statement typed so far continues on the next line (linear in its lines)."""
+    state = Continuation()
+    more = False
     for line in lines:
-        depth = bracket_depth(line, depth)
-    last = lines[-1].split("#", 1)[0].rstrip()
-    return depth > 0 or last.endswith(("\\", ":")) or (
-        len(lines) > 1 and lines[-1].strip() != "" and _opens_block(lines))
+        more = state.add(line)
+    return more
 
 
 def _opens_block(lines: list[str]) -> bool:

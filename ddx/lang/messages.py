@@ -50,7 +50,12 @@ def explain(exc: Unexpected, source: str) -> DdxSyntaxError:
         pos = len(source)
     if kind == "_INDENT":
         return DdxSyntaxError("unexpected indentation", start=exc.end, source=source,
-                              hint="only the body of a 'with' block is indented")
+                              hint="only a block's body (after a line ending in ':') is "
+                                   "indented")
+    if "_INDENT" in expected:  # Python's words for a block header with no body
+        line = source.count("\n", 0, min(pos, len(source)))
+        return DdxSyntaxError(f"expected an indented block after line {line}",
+                              start=min(pos, len(source)), source=source)
     prev, prev_pos = _prev_char(source, pos)
     if kind in ("_NL", "$END", "_DEDENT") or at_end:
         pos = min(pos, len(source))
