@@ -72,8 +72,8 @@ def _key(value: Any) -> Any:
 
 
 def _comprehension(ev, node: Ast, iterable: Any) -> list:
-    _, expr, target, _, conds = node.value
-    out = []
+    kind, expr, target, _, conds = node.value
+    out: list = []
     saved = {}
     names = _target_names(target)
     env = ev.env
@@ -84,14 +84,17 @@ def _comprehension(ev, node: Ast, iterable: Any) -> list:
         for item in iterate(ev, iterable, node):
             pyvalues.bind(ev, target, item)
             if all(python_truth(ev.evaluate(c)) for c in conds):
-                out.append(ev.evaluate(expr))
+                if kind == "dict":
+                    out.append((_key(ev.evaluate(expr[0])), ev.evaluate(expr[1])))
+                else:
+                    out.append(ev.evaluate(expr))
     finally:
         for name in names:
             if name in saved:
                 env[name] = saved[name]
             elif dict.__contains__(env, name):
                 dict.__delitem__(env, name)
-    return out
+    return dict(out) if kind == "dict" else out
 
 
 def _target_names(target: Ast) -> list[str]:

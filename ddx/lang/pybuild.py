@@ -221,6 +221,12 @@ class PythonBuilder(Builder):
     def genexp(self, lpar, expr, comp, rpar):
         return Ast("comp", ("list", expr, *comp), (comp[1],), (), lpar[2], rpar[3])
 
+    def args_gen(self, expr, comp):  # sum(x * x for x in xs): a generator as the argument
+        return [Ast("comp", ("list", expr, *comp), (comp[1],), (), expr.ostart, expr.oend)]
+
+    def dictcomp(self, lbrace, key, colon, value, comp, rbrace):
+        return Ast("comp", ("dict", (key, value), *comp), (comp[1],), (), lbrace[2], rbrace[3])
+
     def comp_for(self, kw, target, in_, iterable, *conds):
         return target, iterable, tuple(c for c in conds if isinstance(c, Ast))
 

@@ -60,3 +60,4 @@ def fact(k):
 print(fact(10))
 s = "a,b,c".split(",")
 print(s, "-".join(s), "abc".upper(), str(3) + "!", float("2.5") * 2, int(3.9), bool([]))
+print(sum(i * i for i in range(4)), {k: k * 2 for k in range(3) if k}, max(len(w) for w in ["a", "bcd"]))
