@@ -147,7 +147,8 @@ def measure(trace, grad, avoid: set[str], use_sympy: bool, w: dict | None = None
     syms = list(grad.grads.values())
     if w is None:
         w = write(syms, avoid, use_sympy, set(trace.evaluator.env))
-    rows = {"naive": w["tree_ops"], "simplified": w["ops"] if w["inline"] is not None else None,
+    simplified = w["ops"] if w["inline"] is not None and w["simplified"] else None
+    rows = {"naive": w["tree_ops"], "simplified": simplified,
             "shared_ddx": w["dag_ops"], "shared_cse": w.get("cse_ops")}
     rows["shared"] = min(v for v in (rows["shared_ddx"], rows["shared_cse"]) if v is not None)
     rows["ad"] = grad.forward_ops + grad.vjps
