@@ -26,7 +26,7 @@ def count(shape: tuple, dim) -> int:
 
 def kept(g, shape: tuple, dim, keepdim: bool):
     """A reduced array with its reduced axes back as size 1 (so it broadcasts over the input)."""
-    if keepdim or not shape:
+    if keepdim or dim is None or not shape:  # (a whole reduction's 0-d result broadcasts)
         return g
     axes = _axes(shape, dim)
     # (reshape, not expand_dims: formulas (engine/symbolic.py) cannot write it, and say so)
@@ -37,7 +37,7 @@ def kept_value(out, shape: tuple, dim, keepdim: bool):
     """kept() for the reduced result a rule reads: by np.stack of one array per axis, which
     dual numbers run and formulas (engine/symbolic.py) decline, since the formula
     "prod(x, dim=1)/x" is not one a user could type back in."""
-    if keepdim or not shape:
+    if keepdim or dim is None or not shape:
         return out
     for d in _axes(shape, dim):
         out = np.stack([out], axis=d)
