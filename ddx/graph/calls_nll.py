@@ -126,16 +126,21 @@ def _cross_entropy(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     loss = _nll(ev, node, logp, target, w, ignore, reduction)
     if eps == 0:
         return loss
-    if w is not None:
-        raise DdxRuntimeError("cross_entropy with both weight and label_smoothing is not "
-                              "supported by ddx", start=node.pos, end=node.end)
     ignored = target.value == ignore
-    smooth = ev.op("neg", node, [ev.op("sum", node, [logp], {"dim": (cd,)},
+    picked = logp
+    if w is not None:  # -(log_softmax * weight viewed along the class dim).sum(class dim)
+        wt = Tensor(np.reshape(w.value, (classes,) + (1,) * (logp.value.ndim - cd - 1)))
+        wt.const = True
+        picked = ev.op("mul", node, [logp, wt])
+    smooth = ev.op("neg", node, [ev.op("sum", node, [picked], {"dim": (cd,)},
                                        grad_fn="SumBackward1")])
     smooth = ev.op("masked_fill", node, [smooth], {"mask": _nested(ignored), "value": 0.0})
     if reduction == "mean":
-        kept = weak(float(ignored.size - np.count_nonzero(ignored)))
-        smooth = ev.op("div", node, [ev.op("sum", node, [smooth]), kept])
+        if w is None:
+            kept = float(ignored.size - np.count_nonzero(ignored))
+        else:  # (the weights of the targets not ignored, as nll_loss normalises)
+            kept = float(np.sum(w.value[target.value[~ignored]]))
+        smooth = ev.op("div", node, [ev.op("sum", node, [smooth]), weak(kept)])
     elif reduction == "sum":
         smooth = ev.op("sum", node, [smooth])
     return ev.op("add", node, [_scaled(ev, node, loss, 1 - eps),
