@@ -55,7 +55,7 @@ def torch_or_skip():
 
 def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
     """d f(x) / dx for scalar-valued f, by central differences, one coordinate at a time."""
-    x = np.ascontiguousarray(x)  # (x.reshape(-1) of a transposed array is a copy)
+    x = np.array(x, order="C")  # (x.reshape(-1) of a transposed array is a copy)
     grad = np.zeros_like(x, dtype=np.float64)
     flat = x.reshape(-1)
     for i in range(flat.size):
