@@ -20,12 +20,13 @@ from ..replay.cache import TEMPLATES, replay_plain
 from .bindings import binding_array, constant, freeze, name_list
 from .modes import TraceModes
 from .tracejson import trace_json
+from .tracerepr import TraceDisplay
 
 TRACE_DTYPES = ("float64", "float32")  # what a trace (one-liner, job, library) computes in
 OUTPUT_NAME = "out"
 
 
-class Trace(TraceModes):
+class Trace(TraceModes, TraceDisplay):
     """One evaluated program: its graph, output, and (after ``backward``) every leaf's gradient.
 
     ``Trace(source, bindings, *, wrt=None, no_grad=None, dtype="float64", retain_grad=False)``:
@@ -264,30 +265,6 @@ class Trace(TraceModes):
     def to_dict(self) -> dict:
         """The JSON document as a dict (nan and inf as the strings JSON carries them as)."""
         return json.loads(self.to_json())
-
-    # --- in a notebook and at a prompt ----------------------------------------------------
-    def __repr__(self) -> str:
-        from .tracerepr import trace_repr
-
-        return trace_repr(self)
-
-    def view(self, *, precision: int = 6):
-        """The one-liner's view (forward values, grad_fn tree, gradients, each mode asked) as a
-        Rich renderable; it also displays itself in a notebook."""
-        from ..out.numbers import check_precision
-        from ..out.render import one_liner
-
-        return one_liner(self, precision=check_precision(precision))
-
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        from ..out.notebook import mimebundle
-
-        return mimebundle(self.view(), repr(self), include, exclude)
-
-    def _repr_html_(self) -> str:
-        from ..out.notebook import html
-
-        return html(self.view())
 
 
 class _Replay:

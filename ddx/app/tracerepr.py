@@ -23,3 +23,28 @@ def trace_repr(trace) -> str:
     grads = ", ".join(f"{n} = {_short(g) if g is not None else 'None'}"
                       for n, g in trace.grads.items())
     return f"{head}; gradients {grads}>"
+
+
+class TraceDisplay:
+    """A Trace at a prompt and in a notebook (a mixin): its repr, its view, its MIME bundle."""
+
+    def __repr__(self) -> str:
+        return trace_repr(self)
+
+    def view(self, *, precision: int = 6):
+        """The one-liner's view (forward values, grad_fn tree, gradients, each mode asked) as a
+        Rich renderable; it also displays itself in a notebook."""
+        from ..out.numbers import check_precision
+        from ..out.render import one_liner
+
+        return one_liner(self, precision=check_precision(precision))
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        from ..out.notebook import mimebundle
+
+        return mimebundle(self.view(), repr(self), include, exclude)
+
+    def _repr_html_(self) -> str:
+        from ..out.notebook import html
+
+        return html(self.view())
