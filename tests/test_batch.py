@@ -245,7 +245,7 @@ def test_replayed_jobs_are_identical_to_fresh_runs():
     rng = np.random.default_rng(11)
     templates = [  # (job, how many numbers it takes, compiled straight from the AST?)
         ('"(w*x+b)^2" w={a} x={b} b={c}', 3, True),
-        ('"y = w*x + b; L = mean(y^2) + norm(w) + sum(max(x, dim=0))" w=[{a},{b}] '
+        ('"y = w*x + b; L = mean(y^2) + norm(w) + sum(max(x, dim=0)[0])" w=[{a},{b}] '
          'x=[[1,2],[3,{c}]] b=[0.1] --no-grad x', 3, False),
         ('"sigmoid(z) * tanh(z) + relu(z - 0.5) + softplus(-z) + maximum(z, 0.3)" '
          'z=[{a},{b},{c}] --grad-output ones', 3, False),
