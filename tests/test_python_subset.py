@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import session_run, torch_or_skip
 
-SCRIPTS = sorted((Path(__file__).parent / "pyscripts").glob("*.py"))
+SCRIPTS = sorted(s for s in (Path(__file__).parent / "pyscripts").glob("*.py")
+                 if not s.name.startswith("tutorial_"))  # tests/test_tutorials.py runs these
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
@@ -87,3 +88,15 @@ def test_in_place_updates_under_no_grad_change_the_tensor_every_name_sees():
                       "(w * w).sum().backward()\nwith torch.no_grad():\n"
                       "    for p in params:\n        p -= 0.5 * p.grad\nprint(w)")
     assert out == ["tensor([0., 0.], requires_grad=True)"]
+
+
+def test_a_py_file_prints_what_python_prints_and_other_scripts_echo(tmp_path):
+    text = "import torch\ntorch.manual_seed(0)\nx = torch.tensor(2.0)\nx * 3\nprint(x)\n"
+    for name, want in (("s.py", ["tensor(2.)"]),
+                       ("s.ddx", ["<torch._C.Generator object at 0x7f00000e0000>",
+                                  "tensor(6.)", "tensor(2.)"])):
+        path = tmp_path / name
+        path.write_text(text)
+        proc = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.stdout.splitlines() == want, name

@@ -146,6 +146,7 @@ class Session:
     def reset(self) -> None:
         self.partial = ""  # an unfinished printed line (print(..., end=""))
         self.hold_partial = False  # a script: the line may go on in the next statement
+        self.echo = True  # a bare expression prints its value (not in a .py file: python's)
         self.env: dict = {}
         self.addresses = Addresses()
         self.nodes: list[Tensor] = []
@@ -186,8 +187,8 @@ class Session:
             made = len(self.nodes)
             try:
                 result = ev.run_stmt(stmt)
-                shown = show(ev, result) if stmt.kind == "expr" and result is not NOTHING \
-                    and result is not None else None  # (a bare None prints nothing)
+                shown = show(ev, result) if self.echo and stmt.kind == "expr" and \
+                    result is not NOTHING and result is not None else None  # (None: nothing)
             except BaseException as exc:
                 journal.rollback()
                 del self.nodes[made:]
@@ -227,6 +228,8 @@ class Session:
         dialect = dialects.detect(text, filename)
         if dialect != dialects.PYTHON:
             text = dialects.to_python(text, dialect)
+        # `ddx run file.py` prints what `python file.py` prints: bare expressions are silent
+        echo, self.echo = self.echo, not (filename or "").endswith(".py")
         failed = 0
         self.hold_partial = True
         try:
@@ -237,6 +240,7 @@ class Session:
                         break
         finally:
             self.hold_partial = False
+            self.echo = echo
             if self.partial:
                 self.out(self.partial)
                 self.partial = ""
