@@ -258,8 +258,10 @@ def test_the_index_errors_name_the_index():
                                          "input tensor"),
             ("x.index_select(1, tensor([5]))", "INDICES element is out of DATA bounds, id=5 "
                                                "axis_dim=3"),
-            ("x.masked_fill(tensor([1.0, 0.0, 1.0]), 0)", "masked_fill_ only supports boolean "
-                                                          "masks, but got mask with dtype double")):
+            ("x.masked_fill(tensor([1.0, 0.0, 1.0], dtype=torch.float64), 0)",
+             "masked_fill_ only supports boolean masks, but got mask with dtype double"),
+            ("x.masked_fill(tensor([1.0, 0.0, 1.0], dtype=torch.float32), 0)",
+             "masked_fill_ only supports boolean masks, but got mask with dtype float")):
         lines = session_run(f"x = ones(2, 3)\n{source}\n")
         assert lines == [f"error: {message}"], source
         with pytest.raises(RuntimeError) as theirs:

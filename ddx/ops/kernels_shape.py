@@ -148,6 +148,14 @@ def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...] | str:
 
 # --- forwards and rules -----------------------------------------------------------------------
 
+def expanded(a, *, shape):
+    """A view with stride 0 along the new dims, as PyTorch's expand; writable where its input
+    is (np.broadcast_to's views are read-only, and x.expand(2, 3).zero_() is allowed)."""
+    a = np.asarray(a)
+    v = np.broadcast_to(a, shape)
+    return np.lib.stride_tricks.as_strided(a, shape=v.shape, strides=v.strides)
+
+
 def reshaped(a, *, shape):
     return np.reshape(a, shape)
 
