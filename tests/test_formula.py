@@ -269,3 +269,17 @@ def test_options_that_need_numbers_are_refused_in_words(run):
     code, out, err = run("d/dx x^3", "x=1", "--forward")
     assert code == 2 and err.startswith("error: --forward is for an expression, not for a "
                                         "derivative form")
+
+
+def test_greek_names_are_shown_as_typed_in_the_terminal_view():
+    from rich.console import Console
+
+    from ddx.out.formula_view import formulas_view
+
+    d = Derivatives("θ^2 + sin θ + λx")
+    assert d.formulas == {"theta": "2*theta + cos(theta)", "lambda_": "x", "x": "lambda_"}
+    console = Console(record=True, width=100, color_system=None)
+    console.print(formulas_view(d.result, unicode=True), soft_wrap=True)
+    assert console.export_text().splitlines() == [
+        "derivatives of out = θ^2 + sin(θ) + λ*x", "  d/dθ = 2*θ + cos(θ)", "  d/dλ = x",
+        "  d/dx = λ"]

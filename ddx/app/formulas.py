@@ -114,6 +114,9 @@ def derive(d, trace, bindings: dict, unbound: dict, want: list, dtype: str, swel
               "single": single}
     if unbound:
         result["point"] = dict(unbound)
+    greek = _greek(rw.source)
+    if greek:
+        result["names"] = greek  # how the user wrote them: the terminal view shows them so
     if shared is not None:
         result["shared"] = shared
     if not unbound:
@@ -130,6 +133,18 @@ def derive(d, trace, bindings: dict, unbound: dict, want: list, dtype: str, swel
         every = not chain and names == list(grad.grads)
         result["swell"] = measure(trace, grad, avoid, d.sympy, w if every else None)
     return result
+
+
+def _greek(source: str) -> dict[str, str]:
+    """The Greek names the user typed, by their ddx spelling (theta -> θ), where that
+    spelling is not also a name of its own in the text."""
+    if source.isascii():
+        return {}
+    from ..lang.calculator import GREEK, ascii_name, tokens
+
+    toks = [t for k, t, _, _ in tokens(source) if k in ("name", "fn")]
+    greek = {ascii_name(t): t for t in toks if t[0] in GREEK and t != "π"}
+    return {a: g for a, g in greek.items() if a not in toks}
 
 
 def _values(formulas: dict, bindings: dict, dtype: str) -> dict:

@@ -51,21 +51,29 @@ def operator(key: str, unicode: bool) -> str:
     return f"d{sup}/" + " ".join(f"d{s}" for s in steps)
 
 
+def _named(text: str, names: dict | None) -> str:
+    """Names as the user typed them (``theta`` -> ``θ``), for the terminal view."""
+    for spelled, typed in (names or {}).items():
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(spelled)}(?![A-Za-z0-9_])", typed, text)
+    return text
+
+
 def _cut(text: str) -> str:
     return text if len(text) <= LABEL_MAX else text[:LABEL_MAX - 3] + "..."
 
 
 def formulas_view(result: dict, *, unicode: bool = True) -> Group:
     """The formulas of a derivative request, with the numbers when every variable has one."""
-    show = pretty if unicode else (lambda s: s)
-    expr, out = _cut(result["expression"]), result["output"]
+    names = result.get("names") if unicode else None
+    show = (lambda s: _named(pretty(s), names)) if unicode else (lambda s: s)
+    expr, out = _named(_cut(result["expression"]), names), result["output"]
     parts = [_t(f"derivatives of {out} = {expr}" if out == "out" else
                 f"derivatives of {out}, from {expr}", "bold")]
     values = result.get("values") or {}
     shared = result.get("shared")
     for key, text in result["formulas"].items():
         line = _line()
-        line.append_text(_t(operator(key, unicode), STYLE_NAME))
+        line.append_text(_t(operator(_named(key, names), unicode), STYLE_NAME))
         line.append(" = ")
         line.append_text(_t(show(text), STYLE_FORMULA))
         if key in values:
@@ -82,13 +90,13 @@ def formulas_view(result: dict, *, unicode: bool = True) -> Group:
             parts.append(line)
         for key, text in shared["formulas"].items():
             line = _line()
-            line.append_text(_t(operator(key, unicode), STYLE_NAME))
+            line.append_text(_t(operator(_named(key, names), unicode), STYLE_NAME))
             line.append_text(_t(f" = {show(text)}", STYLE_FORMULA))
             parts.append(line)
     if not result["formulas"]:
         parts.append(_t("no derivatives: no variable requires grad", STYLE_NOTE))
     if result["conditions"]:
-        where = ", ".join(result["conditions"])
+        where = _named(", ".join(result["conditions"]), names)
         note = f"where {where}"
         if result["unbound"]:
             note += " (the branch the rules take at the sample point " + ", ".join(
