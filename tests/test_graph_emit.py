@@ -106,7 +106,7 @@ def test_repl_dot_uses_the_same_writer(tmp_path):
 EXPRESSIONS = [
     ("(w*x+b)^2", {"w": 3, "x": 2, "b": 1}, None),
     ("sum(sin(A @ v)) + 2/v[0] - logsumexp(v)", {"A": "[[1,2],[3,4]]", "v": "[0.5,1.5]"}, None),
-    ("y = w*x + b; L = mean(y^2) + norm(w) + sum(max(x, dim=0))",
+    ("y = w*x + b; L = mean(y^2) + norm(w) + sum(max(x, dim=0)[0])",
      {"w": "[0.5,-1]", "x": "[[1,2],[3,4]]", "b": "[0.1]"}, None),
     ("sigmoid(z) * tanh(z) + relu(z - 0.5) + softplus(-z) + maximum(z, 0.3)", {"z": "[0.1,0.9]"},
      "ones"),
