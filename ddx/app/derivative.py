@@ -139,8 +139,7 @@ class OneLiner:
     def __init__(self, expr: str, bindings: dict, wanted: bool, swell: bool = False) -> None:
         plain = not _NEEDS.search(expr) and all(
             k.isascii() and (not isinstance(v, str) or v.isascii()) for k, v in bindings.items())
-        self.rewrite = None if plain else read(expr, bindings)[0]
-        self.bindings = bindings if plain else read(expr, bindings)[1]
+        self.rewrite, self.bindings = (None, bindings) if plain else read(expr, bindings)
         self.text = expr if plain else self.rewrite.text
         self.wanted = wanted or swell or (self.rewrite is not None and self.rewrite.derivative)
         self.swell = swell
