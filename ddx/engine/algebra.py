@@ -5,7 +5,8 @@ values); SymPy only rewrites them. ``simplify`` runs a few bounded passes and ke
 shortest result: SymPy's own construction (numbers folded, ``x*x`` as ``x**2``, like terms
 collected), ``factor_terms`` (common factors pulled out), and, below a size bound,
 ``cancel``, ``together``, ``factor`` and ``expand`` (each followed by ``factor_terms``) and
-``trigsimp`` (smaller still);
+``trigsimp`` (smaller still), ``powsimp`` too; numbers ddx folded from ``pi`` and ``e`` are
+named again where exactly so (``nsimplify``);
 never ``simplify`` itself, which can run for minutes (sympy#17985). ``cse`` names shared
 subexpressions. ``text`` prints a SymPy expression as ddx input. Imported only when a formula
 is asked for, so the numeric one-liner never loads SymPy."""
@@ -124,6 +125,7 @@ def simplify(expr, budget: float = BUDGET_S):
     """The shortest of a few bounded rewrites of ``expr`` (see the module's docstring)."""
     sp = sympy_module()
     start = time.perf_counter()
+    expr = _constants(sp, expr)
     size = ops(expr)
     best, best_key = expr, (size, len(str(expr))) if size < FACTOR_TERMS_BELOW else (size, 0)
     if size >= FACTOR_TERMS_BELOW:
@@ -132,7 +134,8 @@ def simplify(expr, budget: float = BUDGET_S):
     if size < FULL_PASSES_BELOW:
         passes += [lambda e: sp.factor_terms(sp.cancel(e)),
                    lambda e: sp.factor_terms(sp.together(e)), sp.factor,
-                   lambda e: sp.factor_terms(sp.expand(e))]
+                   lambda e: sp.factor_terms(sp.expand(e)),
+                   lambda e: sp.factor_terms(sp.powsimp(e))]
         if size < TRIG_BELOW and expr.has(sp.sin, sp.cos, sp.tan, sp.sinh, sp.cosh, sp.tanh):
             passes.append(sp.trigsimp)
     for rewrite in passes:
@@ -148,6 +151,20 @@ def simplify(expr, budget: float = BUDGET_S):
         if k < best_key:
             best, best_key = got, k
     return best
+
+
+def _constants(sp, expr):
+    """Numbers that ddx folded from constants, named again where exactly so
+    (0.3989422804014327 is 1/sqrt(2*pi))."""
+    floats = [f for f in expr.atoms(sp.Float)][:20]
+    if not floats:
+        return expr
+    named = {}
+    for f in floats:
+        guess = sp.nsimplify(abs(f), [sp.pi, sp.E], tolerance=0, rational=False)
+        if not guess.has(sp.Float) and ops(guess) <= 6 and float(guess) == abs(float(f)):
+            named[f] = guess if f > 0 else -guess
+    return expr.xreplace(named) if named else expr
 
 
 def cse(exprs: list, avoid: set[str], prefix: str = "t") -> tuple[list, list]:
