@@ -42,6 +42,8 @@ def sample(name: str, rng: np.random.Generator):
     source = OPS[name].example[0]
     if OPS[name].call == "reduction" and rng.random() < 0.5:  # and the variant with dim
         source = source.replace("(x)", "(x, dim=1)")
+        if name in ("max", "min"):  # (with a dim, PyTorch's (values, indices))
+            source += "[0]"
         b = {"x": rng.permutation(np.linspace(-2, 2, 12)).reshape(3, 4)}
     else:
         b = bindings(name, rng)

@@ -67,30 +67,28 @@ def _back(g, shape, reduction: str):
     return g
 
 
-def pointwise(loss, d_input, d_target):
-    """(forward, VJP for input, VJP for target, JVP) of a loss made element by element."""
+def pointwise(loss, d_input, d_target, *d_rest):
+    """(forward, VJP for input, VJP for target, JVP, the VJPs of the extra inputs) of a loss
+    made element by element; ``d_rest`` the partials for the extra inputs (weights)."""
     def fn(a, b, *rest, reduction="mean", **kw):
         return reduce_loss(loss(a, b, *rest, **kw), reduction)
 
-    def vjp_a(g, out, a, b, *rest, reduction="mean", **kw):
-        d = d_input(a, b, *rest, **kw)
-        return _back(g, np.shape(d), reduction) * d
-
-    def vjp_b(g, out, a, b, *rest, reduction="mean", **kw):
-        d = d_target(a, b, *rest, **kw)
-        return _back(g, np.shape(d), reduction) * d
+    def rule(partial):
+        def vjp(g, out, a, b, *rest, reduction="mean", **kw):
+            d = partial(a, b, *rest, **kw)
+            return _back(g, np.shape(d), reduction) * d
+        return vjp
 
     def jvp(ts, out, a, b, *rest, reduction="mean", **kw):
-        parts = []
-        if ts[0] is not None:
-            parts.append(d_input(a, b, *rest, **kw) * ts[0])
-        if len(ts) > 1 and ts[1] is not None:
-            parts.append(d_target(a, b, *rest, **kw) * ts[1])
-        total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
-        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-        return reduce_loss(np.broadcast_to(total, shape), reduction)
+        total = None
+        for t, partial in zip(ts, (d_input, d_target, *d_rest)):
+            if t is not None:
+                part = partial(a, b, *rest, **kw) * t
+                total = part if total is None else total + part
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b), *[np.shape(r) for r in rest])
+        return reduce_loss(np.broadcast_to(0.0 if total is None else total, shape), reduction)
 
-    return fn, vjp_a, vjp_b, jvp
+    return fn, rule(d_input), rule(d_target), jvp, tuple(rule(d) for d in d_rest)
 
 
 def _sq(a, b):
@@ -151,13 +149,11 @@ def _bce_dt(x, t, *rest):
         return _w(rest) * -np.log(x / (1 - x))
 
 
-BCE = pointwise(_bce, _bce_dx, _bce_dt)
+def _bce_dw(x, t, w):  # (PyTorch never lets a weight require grad: the loss is linear in it)
+    return _bce(x, t)
 
 
-def bce_weight_vjp(g, out, x, t, w, reduction="mean"):
-    """A weight's rule (PyTorch never lets a weight require grad): the loss is linear in it."""
-    per = _bce(x, t, np.ones(np.shape(w)))
-    return _back(g, np.shape(per), reduction) * per
+BCE = pointwise(_bce, _bce_dx, _bce_dt, _bce_dw)
 
 
 # binary cross-entropy on logits; extra inputs: weight and/or pos_weight, as the row says
@@ -197,16 +193,12 @@ def bce_logits(weighted: bool, positive: bool):
         w, _ = split(rest)
         return w * t * _softplus_neg(x)
 
-    fns = pointwise(loss, dx, dt)
-    extra = []
-    if weighted:
-        extra.append(lambda g, out, a, b, *rest, reduction="mean": _back(
-            g, np.broadcast_shapes(np.shape(a), np.shape(rest[0])), reduction)
-            * loss(a, b, np.ones(np.shape(rest[0])), *rest[1:]))
-    if positive:
-        extra.append(lambda g, out, a, b, *rest, reduction="mean": _back(
-            g, np.broadcast_shapes(np.shape(a), np.shape(rest[-1])), reduction) * dpw(a, b, *rest))
-    return (*fns, tuple(extra))
+    def dw(x, t, *rest):  # d loss / d weight
+        _, pw = split(rest)
+        scale = 1.0 if pw is None else 1 + (pw - 1) * t
+        return (1 - t) * x + scale * _softplus_neg(x)
+
+    return pointwise(loss, dx, dt, *((dw,) if weighted else ()), *((dpw,) if positive else ()))
 
 
 # --- nll_loss: class indices (the class dim is 1, or 0 for one sample) --------------------------
@@ -267,8 +259,27 @@ def nll_weight_vjp(g, out, x, t, w, ignore_index=-100, reduction="mean"):
     return grad
 
 
-def nll_jvp(ts, out, x, t, *rest, **kw):
-    return nll(np.broadcast_to(ts[0], np.shape(x)), t, *rest, **kw)
+def nll_jvp(ts, out, x, t, *rest, ignore_index=-100, reduction="mean"):
+    """Linear in x (the mean's denominator is the weights'); a weight's tangent moves both
+    the sum and the denominator."""
+    kw = {"ignore_index": ignore_index, "reduction": reduction}
+    total = np.zeros(np.shape(out))
+    if ts[0] is not None:
+        total = total + nll(np.broadcast_to(ts[0], np.shape(x)), t, *rest, **kw)
+    if len(ts) > 2 and ts[2] is not None:
+        cd = 1 if np.ndim(x) > 1 else 0
+        idx, keep = _picked(t, ignore_index, cd)
+        tw = _weights(ts[2], idx, keep, cd, x.dtype)
+        d = -tw * np.squeeze(np.take_along_axis(x, idx, axis=cd), cd)
+        if reduction == "none":
+            total = total + d
+        elif reduction == "sum":
+            total = total + np.sum(d)
+        else:
+            wi = _weights(rest[0], idx, keep, cd, x.dtype)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                total = total + (np.sum(d) - out * np.sum(tw)) / np.sum(wi)
+    return total
 
 
 def no_grad(k: int):

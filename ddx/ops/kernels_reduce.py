@@ -383,3 +383,7 @@ def some(a, dim=None, keepdim=False):
 
 def no_gradient(g, out, a, **kw):  # (never run: the result needs no grad)
     return np.zeros(np.shape(a))
+
+
+def no_tangent(ts, out, a, **kw):
+    return np.zeros(np.shape(out))

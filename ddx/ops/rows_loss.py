@@ -10,7 +10,6 @@ from .kernels_loss import (
     MSE,
     SMOOTH_L1,
     bce_logits,
-    bce_weight_vjp,
     clamped,
     emit_clamped,
     emit_nll,
@@ -78,7 +77,7 @@ op("binary_cross_entropy", "BinaryCrossEntropyBackward0", BCE[0], BCE[1], BCE[2]
    hint="binary_cross_entropy takes probabilities: its log is clamped at -100 at 0 and 1",
    example=("binary_cross_entropy(x, y)", _ROW))
 op("binary_cross_entropy_weight", "BinaryCrossEntropyBackward0", BCE[0], BCE[1], BCE[2],
-   bce_weight_vjp, jvp=BCE[3], elementwise=False, shown="binary_cross_entropy", domain=(0.1, 0.9),
+   *BCE[4], jvp=BCE[3], elementwise=False, shown="binary_cross_entropy", domain=(0.1, 0.9),
    emit={"torch": emit_pointwise("binary_cross_entropy", "", (), ("weight",)),
          "jax": emit_pointwise("binary_cross_entropy", "({weight} * %s)" % _BCE_JAX, (),
                                ("weight",))},

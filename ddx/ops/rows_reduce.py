@@ -43,6 +43,7 @@ from .kernels_reduce import (
     logsumexp_jvp,
     logsumexp_vjp,
     no_gradient,
+    no_tangent,
     norm_jvp,
     norm_vjp,
     product,
@@ -79,14 +80,14 @@ op("prod", "ProdBackward0", product, product_vjp, jvp=product_jvp, elementwise=F
          "jax": emit_reduction("torch.prod", "jnp.prod")},
    example=("prod(x, 1)", _MATRIX))
 op("max", "MaxBackward1", amax, partial(extreme_vjp, argfn=np.argmax),
-   jvp=partial(extreme_jvp, argfn=np.argmax), elementwise=False, call="extreme",
+   jvp=partial(extreme_jvp, argfn=np.argmax), elementwise=False, call="reduction",
    variants={"dim": "MaxBackward0"},
    kink=(at_reduced_tie, "tied maxima share the gradient evenly (max() of everything); "
                          "max(x, dim) gives it to the first"),
    emit={"torch": emit_extreme("max"), "jax": emit_extreme("max")},
    example=("max(x)", _MATRIX))
 op("min", "MinBackward1", amin, partial(extreme_vjp, argfn=np.argmin),
-   jvp=partial(extreme_jvp, argfn=np.argmin), elementwise=False, call="extreme",
+   jvp=partial(extreme_jvp, argfn=np.argmin), elementwise=False, call="reduction",
    variants={"dim": "MinBackward0"},
    kink=(at_reduced_tie, "tied minima share the gradient evenly (min() of everything); "
                          "min(x, dim) gives it to the first"),
@@ -130,20 +131,20 @@ op("cumprod", "CumprodBackward0", cumprod, cumprod_vjp, jvp=cumprod_jvp, element
    example=("cumprod(x, dim=1)", _MATRIX))
 
 # --- no gradient: integer and bool results --------------------------------------------------
-op("argmax", "", argmax, no_gradient, saves=False, elementwise=False, reads="", call="index",
+op("argmax", "", argmax, no_gradient, jvp=no_tangent, saves=False, elementwise=False, reads="", call="index",
    dtype="int64", differentiable=False,
    emit={"torch": emit_index("argmax"), "jax": emit_index("argmax")},
    example=("argmax(x, 1)", _MATRIX))
-op("argmin", "", argmin, no_gradient, saves=False, elementwise=False, reads="", call="index",
+op("argmin", "", argmin, no_gradient, jvp=no_tangent, saves=False, elementwise=False, reads="", call="index",
    dtype="int64", differentiable=False,
    emit={"torch": emit_index("argmin"), "jax": emit_index("argmin")},
    example=("argmin(x, dim=0, keepdim=True)", _MATRIX))
-op("all", "", every, no_gradient, saves=False, elementwise=False, reads="", call="truth",
+op("all", "", every, no_gradient, jvp=no_tangent, saves=False, elementwise=False, reads="", call="truth",
    dtype="bool", differentiable=False,
    emit={"torch": emit_reduction("torch.all", "jnp.all"),
          "jax": emit_reduction("torch.all", "jnp.all")},
    example=("all(x > 0, 1)", _MATRIX))
-op("any", "", some, no_gradient, saves=False, elementwise=False, reads="", call="truth",
+op("any", "", some, no_gradient, jvp=no_tangent, saves=False, elementwise=False, reads="", call="truth",
    dtype="bool", differentiable=False,
    emit={"torch": emit_reduction("torch.any", "jnp.any"),
          "jax": emit_reduction("torch.any", "jnp.any")},
