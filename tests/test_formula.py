@@ -283,3 +283,19 @@ def test_greek_names_are_shown_as_typed_in_the_terminal_view():
     assert console.export_text().splitlines() == [
         "derivatives of out = θ^2 + sin(θ) + λ*x", "  d/dθ = 2*θ + cos(θ)", "  d/dλ = x",
         "  d/dx = λ"]
+
+
+def test_batch_lines_take_symbolic(run):
+    import json
+
+    jobs = ('"x^3" x=2 --symbolic\n'
+            '{"expr": "(w*x+b)^2", "bindings": {"w": 3, "x": 2, "b": 1}, "symbolic": true}\n'
+            '"sin(x)" x=1\n'
+            '{"expr": "x", "bindings": {"x": 1}, "symbolic": 1}\n')
+    code, out, err = run("batch", "-", input=jobs)
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert docs[0]["formulas"] == {"x": "3*x^2"} and docs[0]["agrees"] is True
+    assert docs[1]["formulas"] == {"w": "2*x*(b + w*x)", "x": "2*w*(b + w*x)", "b": "2*(b + w*x)"}
+    assert "formulas" not in docs[2] and docs[2]["gradients"] == {"x": np.cos(1.0)}
+    assert docs[3]["error"]["message"] == '"symbolic" must be true or false, not a number'
+    assert code == 1

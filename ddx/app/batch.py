@@ -34,6 +34,10 @@ def run_job(expr: str, bindings: dict, opts: dict):
                         ("explain", trace.explain)):
         if opts.get(key) and trace.output.requires_grad:
             method()
+    if opts.get("symbolic") or opts.get("swell"):  # the formulas' keys in its JSON
+        from .derivative import with_formulas
+
+        return with_formulas(trace, expr, bindings, opts)
     return trace
 
 

@@ -238,6 +238,27 @@ class OneLiner:
         return formulas_view(self.derivatives.result, unicode=_unicode(console))
 
 
+class WithFormulas:
+    """A batch job's trace with --symbolic / --swell: the trace, whose JSON document has the
+    formulas' keys too."""
+
+    def __init__(self, trace, one: OneLiner) -> None:
+        self._trace, self._one = trace, one
+
+    def __getattr__(self, name: str):
+        return getattr(self._trace, name)
+
+    def to_json(self) -> str:
+        return self._one.json(self._trace.to_json())
+
+
+def with_formulas(trace, expr: str, bindings: dict, opts: dict) -> WithFormulas:
+    one = OneLiner(expr, bindings, bool(opts.get("symbolic")), bool(opts.get("swell")))
+    one.beside(trace, dtype=opts.get("dtype", "float64"), wrt=opts.get("wrt"),
+               no_grad=opts.get("no_grad"))
+    return WithFormulas(trace, one)
+
+
 _KEYS = ("formulas", "shared", "conditions", "simplified", "swell", "agrees")
 
 

@@ -20,7 +20,7 @@ from ..errors import (
 MAX_LINE = 1 << 20  # a job line longer than 1 MiB is reported, not parsed
 FLAGS = {"--retain-grad": "retain_grad", "--forward": "forward", "--check": "check",
          "--jacobian": "jacobian", "--hessian": "hessian", "--explain": "explain",
-         "--json": None, "--no-color": None}
+         "--symbolic": "symbolic", "--swell": "swell", "--json": None, "--no-color": None}
 VALUED = {"--wrt": "wrt", "--no-grad": "no_grad", "--grad-output": "grad_output",
           "--dtype": "dtype"}
 
@@ -120,12 +120,14 @@ def parse_job(text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
             if not isinstance(value, str):
                 _json_array(f'"bindings": {name}', value)
         opts = {k: obj[k] for k in ("wrt", "no_grad", "grad_output", "dtype", "retain_grad",
-                                    "forward", "check", "jacobian", "hessian", "explain")
+                                    "forward", "check", "jacobian", "hessian", "explain",
+                                    "symbolic", "swell")
                 if k in obj}
         for key in ("wrt", "no_grad"):
             if key in opts:
                 _json_names(key, opts[key])
-        for key in ("retain_grad", "forward", "check", "jacobian", "hessian", "explain"):
+        for key in ("retain_grad", "forward", "check", "jacobian", "hessian", "explain",
+                    "symbolic", "swell"):
             if key in opts and type(opts[key]) is not bool:
                 raise DdxUsageError(f'"{key}" must be true or false, not '
                                     f"{_JSON_KINDS.get(type(opts[key]), 'that')}")
