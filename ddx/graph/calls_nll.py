@@ -173,8 +173,8 @@ def _soft_targets(ev, node, logp, target, w, eps, classes, cd, reduction) -> Ten
     total = ev.op("neg", node, [ev.op("sum", node, [prod])])
     if reduction == "sum":
         return total
-    return ev.op("div", node, [total, weak(float(logp.value.size / classes))],
-                 grad_fn="DivBackward1")
+    count = logp.value.size / classes if classes else 0.0  # (no elements: 0/0, PyTorch's nan)
+    return ev.op("div", node, [total, weak(float(count))], grad_fn="DivBackward1")
 
 
 CALLERS: dict = {"nll_loss": _nll_loss}

@@ -159,6 +159,9 @@ def _index(name: str):
         dim = int_dim(ev, node, a, given.get("dim"))
         keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
         _not_empty(node, a, name, dim, tail="")
+        if dim is not None and a.value.ndim and a.shape[dim] == 0:
+            raise DdxRuntimeError(f"{name}(): Expected reduction dim {dim} to have non-zero size.",
+                                  start=node.pos, end=node.end)
         if not a.value.ndim:
             dim = None
         kw2 = {"dim": dim} if dim is not None else {}

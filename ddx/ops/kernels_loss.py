@@ -18,7 +18,7 @@ def _axis(a, dim):
 # --- softmax, log_softmax ---------------------------------------------------------------------
 def softmax(a, dim=0):
     ax = _axis(a, dim)
-    m = np.max(a, axis=ax, keepdims=True)
+    m = np.max(a, axis=ax, keepdims=True, initial=-np.inf)  # (initial: empty is fine)
     e = np.exp(a - np.where(np.isfinite(m), m, 0.0))
     return e / np.sum(e, axis=ax, keepdims=True)
 
@@ -34,7 +34,7 @@ def softmax_jvp(ts, out, a, dim=0):
 
 def log_softmax(a, dim=0):
     ax = _axis(a, dim)
-    m = np.max(a, axis=ax, keepdims=True)
+    m = np.max(a, axis=ax, keepdims=True, initial=-np.inf)  # (initial: empty is fine)
     s = a - np.where(np.isfinite(m), m, 0.0)
     with np.errstate(divide="ignore"):
         return s - np.log(np.sum(np.exp(s), axis=ax, keepdims=True))
