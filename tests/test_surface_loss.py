@@ -413,3 +413,26 @@ def test_losses_over_extra_dims_are_pytorchs_nll_loss2d(shape, reduction):
         assert sorted(n.grad_fn.name for n in g.nodes if n.grad_fn) == torch_grad_fns(out)
         np.testing.assert_allclose(g.output.value, out.detach().numpy(), rtol=1e-12)
         np.testing.assert_allclose(g.grads["x"], xt.grad.numpy(), rtol=1e-11, atol=1e-13)
+
+
+ODD_CALLS = [
+    "sum(x, dim=(0, 'a'))", "sum(x, dim=1.5)", "norm(x, p='abc')", "norm(x, p=x)",
+    "F.mse_loss(x)", "F.cross_entropy(x, 'a')", "F.cross_entropy(x, [0.5, 1])",
+    "F.cross_entropy(x, [])", "var(x, correction='a')", "max(x, 'a')", "cumsum(x)",
+    "all(x, (0, 0))", "F.nll_loss(x, [1, 0], weight=[1])", "F.kl_div(s, s, reduction='batchmean')",
+    "F.cosine_similarity(x, x, dim=5)", "F.binary_cross_entropy(y, y, weight=[[1, 2, 3]])",
+    "F.cross_entropy(s, [1])", "softmax(z, 0)", "log_softmax(z, 0)", "F.mse_loss(z, z)",
+    "F.cross_entropy(z, z)", "max(z, 0)", "argmax(z, 0)", "prod(z)", "var(z)", "std(z, 0)",
+    "norm(z, -inf)", "logsumexp(z, 0)", "cumprod(z, 0)", "F.nll_loss(x, [5, 0])",
+    "F.cross_entropy(x, [1, 1], ignore_index=1, label_smoothing=0.1)", "max(s, dim=0)[1]",
+    "F.huber_loss(x, y, delta='a')", "x.var(1, True, True, True)", "F.cosine_similarity(s, s)",
+    "x.max(dim=1, other=x)", "F.mse_loss(x, y, reduction=3)", "F.kl_div(x, y, log_target=2)",
+]
+
+
+@pytest.mark.parametrize("source", ODD_CALLS)
+def test_odd_calls_give_a_value_or_a_worded_error(run, source):
+    code, out, err = run(source, "x=[[1,2],[3,4]]", "y=[[0.1,0.2],[0.3,0.4]]", "z=[]", "s=2",
+                         "--grad-output", "ones", "--json")
+    assert code in (0, 1), err
+    assert "internal error" not in out + err and "Traceback" not in out + err
