@@ -52,7 +52,7 @@ op("mse_loss", "MseLossBackward0", MSE[0], MSE[1], MSE[2], jvp=MSE[3], elementwi
    call="loss", spaces=("F",),
    emit={"torch": emit_pointwise("mse_loss", ""),
          "jax": emit_pointwise("mse_loss", f"jnp.square({_D2})")},
-   example=("mse_loss(x, y)", _PAIR))
+   example=("mse_loss(x, y, reduction='none')", _PAIR))
 op("smooth_l1_loss", "SmoothL1LossBackward0", SMOOTH_L1[0], SMOOTH_L1[1], SMOOTH_L1[2],
    jvp=SMOOTH_L1[3], elementwise=False, call="loss", spaces=("F",),
    emit={"torch": emit_pointwise("smooth_l1_loss", "", ("beta",)),
@@ -66,7 +66,7 @@ op("huber_loss", "HuberLossBackward0", HUBER[0], HUBER[1], HUBER[2], jvp=HUBER[3
          "jax": emit_pointwise("huber_loss",
                                f"jnp.where(jnp.abs({_D2}) < {{delta}}, 0.5 * jnp.square({_D2}), "
                                f"{{delta}} * (jnp.abs({_D2}) - 0.5 * {{delta}}))", ("delta",))},
-   example=("huber_loss(x, y, delta=0.5)", _PAIR))
+   example=("huber_loss(x, y, delta=0.5, reduction='sum')", _PAIR))
 
 _BCE_JAX = "(-({1}) * jnp.maximum(jnp.log({0}), -100.0) - (1 - {1}) * " \
            "jnp.maximum(jnp.log(1 - {0}), -100.0))"
@@ -81,7 +81,7 @@ op("binary_cross_entropy_weight", "BinaryCrossEntropyBackward0", BCE[0], BCE[1],
    emit={"torch": emit_pointwise("binary_cross_entropy", "", (), ("weight",)),
          "jax": emit_pointwise("binary_cross_entropy", "({weight} * %s)" % _BCE_JAX, (),
                                ("weight",))},
-   example=("binary_cross_entropy(x, y, weight=[0.5, 2, 1])", _ROW))
+   example=("binary_cross_entropy(x, y, weight=[0.5, 2, 1], reduction='sum')", _ROW))
 
 _SP = "(jnp.maximum(-({0}), 0) + jnp.log1p(jnp.exp(-jnp.abs({0}))))"
 _JAX_LOGITS = {(False, False): f"((1 - {{1}}) * {{0}} + {_SP})",
@@ -105,7 +105,7 @@ for (_w, _pw), _jax in _JAX_LOGITS.items():
 # --- nll_loss: log-probabilities and class indices (an integer target) ---------------------------
 op("nll_loss", "NllLossBackward0", nll, nll_vjp, no_grad(1), jvp=nll_jvp, elementwise=False,
    call="loss", spaces=("F",), emit={"torch": emit_nll, "jax": emit_nll},
-   example=("nll_loss(x, [1, 0])", {"x": (2, 3)}))
+   example=("nll_loss(x, [1, 0], reduction='none')", {"x": (2, 3)}))
 op("nll_loss_weight", "NllLossBackward0", nll, nll_vjp, no_grad(1), nll_weight_vjp, jvp=nll_jvp,
    elementwise=False, shown="nll_loss", emit={"torch": emit_nll, "jax": emit_nll},
    example=("nll_loss(x, [2, 0], weight=[0.5, 2, 1])", {"x": (2, 3)}))
