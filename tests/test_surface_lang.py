@@ -84,7 +84,7 @@ def test_selection_ops_match_pytorch_with_gradients(expr):
     "x[None]", "x[:, None]", "x[..., 0]", "x[0, ..., 1]", "x[..., None]", "x[None, 0]",
     "x[[0, 1, 1]]", "x[x > 0]", "x[0, [1, 2]]", "x[:, [0, 2]]", "x[:, [0, 2], None]",
     "x[torch.tensor([1, 0, 1])]", "x[[1, 0], [2, 2]]", "x[x[:, 0] > 2]", "x[::2, 1:]",
-    "x[-1, -2]"])
+    "x[-1, -2]", "x[:]", "x[:, :]", "x[...]", "x[0:2]", "x[:, 0:3]", "x[0:5, :]"])
 def test_indexing_matches_pytorch_with_gradients(expr):
     same(X + f"y = {expr}\n(y * y).sum().backward()\n", ["y"], ("x",))
 

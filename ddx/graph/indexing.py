@@ -35,6 +35,7 @@ def index(ev, node: Ast, values: list) -> Any:
         else:
             expanded.append(item)
     cur, dim, advanced = base, 0, []
+    single = len(node.value) == 1 and isinstance(node.value[0], tuple)  # (x[a:b] alone)
     for item in expanded:
         kind = item[0]
         if kind == "none":
@@ -48,7 +49,9 @@ def index(ev, node: Ast, values: list) -> Any:
                                     f"with size {size}", start=node.pos, end=node.end)
             cur = ev.op("select", node, [cur], {"key": (slice(None),) * dim + (i,)})
         elif kind == "slice":
-            if item[1].indices(cur.value.shape[dim]) != (0, cur.value.shape[dim], 1):
+            # a lone slice is always recorded (x[:] is SliceBackward0, as in PyTorch); among
+            # several, a whole dimension is skipped
+            if single or item[1].indices(cur.value.shape[dim]) != (0, cur.value.shape[dim], 1):
                 cur = ev.op("slice", node, [cur], {"key": (slice(None),) * dim + (item[1],)})
             dim += 1
         else:  # an integer array or a mask, taken after the basic indexing
@@ -56,6 +59,8 @@ def index(ev, node: Ast, values: list) -> Any:
             dim += _width(item)
     if advanced:
         cur = ev.op("index", node, [cur], {"key": _advanced_key(node, cur, advanced)})
+    if cur is base:  # x[:, :], x[...]: nothing taken, and PyTorch records an alias
+        cur = ev.op("alias", node, [cur])
     return cur
 
 

@@ -171,3 +171,9 @@ op("index", "IndexBackward0", _index, _index_vjp, elementwise=False, reads="",
    jvp=lambda ts, o, a, *, key: np.broadcast_to(ts[0], np.shape(a))[index_key(key)],
    saves=False, symbol="[idx]", emit={"torch": _emit_index, "jax": _emit_index},
    example=("x[[0, 2, 0]]", {"x": (3,)}))
+
+
+# x[:, :] (every part a whole dimension): PyTorch records an alias of x
+op("alias", "AliasBackward0", lambda a: a, lambda g, o, a: g, jvp=lambda ts, o, a: ts[0],
+   saves=False, reads="", elementwise=False, symbol="[:]",
+   emit={"torch": "{0}[...]", "jax": "{0}"}, example=("x[:, :]", {"x": (2, 3)}))
