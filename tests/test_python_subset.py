@@ -100,3 +100,14 @@ def test_a_py_file_prints_what_python_prints_and_other_scripts_echo(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)],
                               capture_output=True, text=True, timeout=60)
         assert proc.stdout.splitlines() == want, name
+
+
+def test_in_place_on_a_view_of_a_leaf_is_refused_as_pytorch_refuses_it():
+    out = session_run("x = tensor([[1., 2.], [3., 4.]], requires_grad=True)\nx[0].zero_()\n"
+                      "x.view(4).zero_()\nv = x[1]\nv += 1\ny = x * 2\nprint(y[0].zero_())\n"
+                      "with torch.no_grad():\n    x[0].zero_()\nprint(x)")
+    view_error = ("error: a view of a leaf Variable that requires grad is being used in an "
+                  "in-place operation.")
+    assert out == [view_error, view_error, view_error,
+                   "tensor([0., 0.], grad_fn=<SelectBackward0>)",
+                   "tensor([[0., 0.],", "        [3., 4.]], requires_grad=True)"]

@@ -94,11 +94,24 @@ def m_item(ev, node, t, args, kw):
     return PyNumber(v)
 
 
-def m_zero_(ev, node, t, args, kw):
-    check_arity(node, args, 0, kw)
-    if t.is_leaf and t.requires_grad and record.GRAD_MODE.enabled:
+def check_in_place(t: Tensor) -> None:
+    """PyTorch's refusals of an in-place change in grad mode: of a leaf that requires grad,
+    and of a view of one (x[0].zero_(), x.view(6).zero_(): they share its memory)."""
+    if not (t.requires_grad and record.GRAD_MODE.enabled):
+        return
+    if t.is_leaf:
         raise DdxRuntimeError("a leaf Variable that requires grad is being used in an in-place "
                               "operation.")
+    if t.value.base is not None:
+        for s in record.ancestors(t):
+            if s.is_leaf and s.requires_grad and np.shares_memory(s.value, t.value):
+                raise DdxRuntimeError("a view of a leaf Variable that requires grad is being "
+                                      "used in an in-place operation.")
+
+
+def m_zero_(ev, node, t, args, kw):
+    check_arity(node, args, 0, kw)
+    check_in_place(t)
     if ev.journal is not None:
         ev.journal.overwrite(t.value)
     t.value[...] = 0

@@ -15,6 +15,7 @@ from ..graph import record
 from ..graph.tensor import Tensor
 from ..graph.values import Break, Continue, NoGrad, Return
 from . import pycalls, pymodules, pyvalues
+from .methods import check_in_place
 from .pyvalues import (
     PyException,
     UserClass,
@@ -210,9 +211,7 @@ def _in_place(ev, stmt, t: Tensor, op: str, other: Any) -> bool:
     requires grad while grad mode is on; else its values change, and every name that holds
     it sees the change. A non-leaf in grad mode is recorded as the out-of-place op (False)."""
     if t.requires_grad and record.GRAD_MODE.enabled:
-        if t.is_leaf:
-            raise DdxRuntimeError("a leaf Variable that requires grad is being used in an "
-                                  "in-place operation.")
+        check_in_place(t)  # (a leaf, or a view of one: PyTorch's errors)
         return False
     value = other.value if isinstance(other, Tensor) else np.asarray(other)
     with np.errstate(all="ignore"):
