@@ -73,19 +73,16 @@ def _tensors_only(name: str):
         for pos, key in enumerate(("input", "other"), 1):
             value = given[key]
             if node.kind == "call" and isinstance(value, Tensor) and value.weak:
-                other = given["other" if key == "input" else "input"]
-                dtype = other.value.dtype if isinstance(other, Tensor) and \
-                    other.value.dtype.kind == "f" else ev.dtype
-                const = Tensor(value.value.astype(dtype))
-                const.const = True
-                given[key] = const
-            elif not isinstance(value, Tensor) or value.weak:
+                continue  # (a plain number stays a wrapped scalar, as before: replayable)
+            if not isinstance(value, Tensor) or value.weak:
                 got = type(_plain(value)).__name__ if isinstance(value, Tensor) else \
                     type(value).__name__
                 raise DdxTypeError(f"{name}(): argument '{key}' (position {pos}) must be Tensor, "
                                    f"not {got}", start=node.pos, end=node.end,
                                    hint=f"wrap the number: {name}(x, tensor(2.0))")
         a, b = given["input"], given["other"]
+        if a.weak and b.weak:
+            return Tensor(OPS[name].fn(a.value, b.value), weak=True)
         ev.check_broadcast(node, a, b)
         return ev.op(name, node, [a, b])
     return call
