@@ -317,3 +317,17 @@ def test_a_broadcast_that_would_make_too_many_elements_is_refused(run, monkeypat
                    "1,000 (DDX_MAX_ELEMENTS)", "1", "torch.Size([100])"]
     code, _, err = run("x + y", "x=" + str([1.0] * 100), "y=" + str([[1.0]] * 100), "--json")
     assert code == 1 and "10,000 elements, over the limit of 1,000 (DDX_MAX_ELEMENTS)" in err
+
+
+@pytest.mark.parametrize("value, message", [
+    (10**400, "binding x: the number is too large for a float (at most about 1.8e308)"),
+    ([1, [2]], "binding x: a ragged list (its items have different shapes)"),
+    ({"a": 1}, "binding x: expected a number, a list of numbers or an array, not dict"),
+])
+def test_library_bindings_that_are_not_numbers_are_worded(value, message):
+    import ddx
+    from ddx.errors import DdxUsageError
+
+    with pytest.raises(DdxUsageError) as err:
+        ddx.trace("x * 2", x=value)
+    assert err.value.message == message

@@ -43,7 +43,17 @@ def binding_array(name: str, value: Any, dtype: np.dtype) -> np.ndarray:
         if PLAIN_NUMBER.fullmatch(value):  # the common case, without a parse
             return np.asarray(float(value), dtype=dtype)
         return constant(value, dtype=dtype, what=f"binding {name}=")
-    return np.asarray(value, dtype=dtype)  # no copy: ddx never writes to values
+    try:
+        return np.asarray(value, dtype=dtype)  # no copy: ddx never writes to values
+    except OverflowError:
+        raise DdxUsageError(f"binding {name}: the number is too large for a float "
+                            "(at most about 1.8e308)") from None
+    except ValueError:
+        raise DdxUsageError(f"binding {name}: a ragged list (its items have different "
+                            "shapes)") from None
+    except TypeError:
+        raise DdxUsageError(f"binding {name}: expected a number, a list of numbers or an "
+                            f"array, not {type(value).__name__}") from None
 
 
 def name_list(spec: str | Iterable[str] | None) -> list[str] | None:
