@@ -220,9 +220,9 @@ def test_an_interrupted_batch_leaves_the_old_output_and_no_temporary_file(tmp_pa
     ("DIR", 1, "cannot write DIR: it is a directory"),
     ("DIR/nope/g.dot", 1, "cannot write DIR/nope/g.dot: the folder DIR/nope does not exist"),
     ("DIR/g", 2, "--graph DIR/g: no ending to say the picture format\n"
-                 "hint: end the file name in .dot, .gv, .mmd, .svg or .png"),
+                 "hint: end the file name in .dot, .gv, .mmd, .html, .svg or .png"),
     ("DIR/g.jpg", 2, "--graph DIR/g.jpg: unknown picture format '.jpg'\n"
-                     "hint: end the file name in .dot, .gv, .mmd, .svg or .png"),
+                     "hint: end the file name in .dot, .gv, .mmd, .html, .svg or .png"),
 ])
 def test_bad_graph_paths_are_worded(run, tmp_path, target, code, message):
     target = target.replace("DIR", str(tmp_path))

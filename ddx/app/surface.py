@@ -12,7 +12,7 @@ from ..graph.functions import FUNCTIONS, check_arity
 from ..graph.namespaces import TORCH, Namespace
 from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..graph.values import NO_GRAD, DType, type_name
+from ..graph.values import NO_GRAD, DType, ReturnTypes, type_name
 from ..lang.tree import Ast
 from . import (
     pyautograd,  # noqa: F401  (registers torch.autograd, torch.nn, torch.optim)
@@ -20,6 +20,7 @@ from . import (
     pycalls,
     pyexec,
     pyexpr,
+    pyhooks,  # noqa: F401  (registers register_hook)
     pymodules,
     pynn,  # (registers torch.nn)
     pyoptim,  # noqa: F401  (registers torch.optim)
@@ -216,6 +217,9 @@ def show(ev: Evaluator, value: Any) -> str:
         return "Parameter containing:\n" + text if value in pynn.PARAMETERS else text
     if isinstance(value, (Function, AccumulateGrad)):
         return f"<{value.name} object at {ev.addresses.of(value)}>"
+    if isinstance(value, ReturnTypes):  # torch.return_types.max(values=..., indices=...)
+        parts = ",\n".join(f"{f}={show(ev, v)}" for f, v in zip(value.fields, value))
+        return f"torch.return_types.{value.name}(\n{parts})"
     if isinstance(value, tuple):
         inner = ", ".join(show(ev, v) if not isinstance(v, int) or isinstance(v, bool)
                           else str(v) for v in value)

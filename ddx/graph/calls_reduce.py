@@ -8,7 +8,6 @@ caller) and NAMED_SPACES (such a function's namespaces: "torch", "Tensor", "F", 
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ from . import calls_loss, calls_nll
 from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
 from .calls_loss import aliased, same_dtype, warn_at
 from .tensor import Tensor
-from .values import type_name
+from .values import ReturnTypes, type_name
 
 
 def reduced_input(ev: Evaluating, node: Ast, value: Any) -> Tensor:
@@ -109,11 +108,8 @@ def _prod(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 
 def _named(name: str, fields: tuple, items: tuple):
-    """PyTorch's named result (torch.return_types.max). Its class lives in graph/namespaces.py,
-    which imports the callers' tables, so it is looked up, not imported (no import cycle)."""
-    spaces = sys.modules.get("ddx.graph.namespaces")
-    cls = getattr(spaces, "ReturnTypes", None)
-    return cls(name, fields, items) if cls is not None else tuple(items)
+    """PyTorch's named result (torch.return_types.max)."""
+    return ReturnTypes(name, fields, items)
 
 
 def extreme(name: str):

@@ -93,6 +93,9 @@ class Compound:
                 return self.surface.call_value(self, node, got, pos, kw)
             pos = self.tensors_for(node.value, pos)
         if kind == "call_value":
+            if not self.repl:
+                raise DdxTypeError("calling a value belongs to the REPL language (ddx repl, "
+                                   "ddx run)", start=node.start, end=node.end)
             return self.surface.call_value(self, node, pos[0], pos[1:], kw)
         if kind == "call":
             fn = self.functions.get(node.value)

@@ -13,7 +13,7 @@ from ..lang.tree import Ast
 from ..ops import CALLS
 from . import functions
 from .tensor import Tensor
-from .values import DTYPES, DType
+from .values import DTYPES, DType, ReturnTypes
 
 
 class Namespace:
@@ -40,20 +40,6 @@ TORCH.children.update(nn=NN, linalg=LINALG, special=SPECIAL)
 NN.children["functional"] = FUNCTIONAL
 # names that need no import: what tutorials call them (import statements are the REPL's)
 MODULES = {"torch": TORCH, "F": FUNCTIONAL}
-
-
-class ReturnTypes(tuple):
-    """A named result, as ``torch.return_types.max(values=..., indices=...)``: a tuple whose
-    items are also attributes."""
-
-    def __new__(cls, name: str, fields: tuple[str, ...], items) -> ReturnTypes:
-        obj = super().__new__(cls, items)
-        obj.name = name
-        obj.fields = fields
-        return obj
-
-    def field(self, name: str) -> Any:
-        return self[self.fields.index(name)]
 
 
 def spaces_of(name: str) -> tuple[str, ...]:

@@ -43,6 +43,20 @@ class DType:
 NO_GRAD = NoGrad()
 
 
+class ReturnTypes(tuple):
+    """A named result, as ``torch.return_types.max(values=..., indices=...)``: a tuple whose
+    items are also attributes."""
+
+    def __new__(cls, name: str, fields: tuple[str, ...], items) -> ReturnTypes:
+        obj = super().__new__(cls, items)
+        obj.name = name
+        obj.fields = fields
+        return obj
+
+    def field(self, name: str) -> Any:
+        return self[self.fields.index(name)]
+
+
 class Starred:
     """``*xs`` (``**kw`` when ``double``) in a call's arguments, before it is spread out."""
 
