@@ -131,13 +131,15 @@ op("exp", "ExpBackward0", np.exp, lambda g, o, a: g * o, reads="o", call="unary"
    hint="exp overflows past about 709: rescale the input (logsumexp is the stable form)",
    emit={"torch": "torch.exp({0})", "jax": "jnp.exp({0})"})
 op("expm1", "Expm1Backward0", np.expm1, lambda g, o, a: g * (o + 1), reads="o", call="unary",
-   emit={"torch": "torch.expm1({0})", "jax": "jnp.expm1({0})"})
+   emit={"torch": "torch.expm1({0})", "jax": "jnp.expm1({0})"},
+   spaces=('torch', 'Tensor', 'special'))
 op("log", "LogBackward0", np.log, lambda g, o, a: g / a, reads="i", call="unary", names=("ln",),
    hint="log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.log({0})", "jax": "jnp.log({0})"})
 op("log1p", "Log1PBackward0", np.log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
    hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
-   emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"})
+   emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"},
+   spaces=('torch', 'Tensor', 'special'))
 op("log2", "Log2Backward0", np.log2, lambda g, o, a: g / (a * LN2), reads="i", call="unary",
    hint="log2(x) needs x > 0: add a small epsilon", domain=_NEEDS_POSITIVE,
    emit={"torch": "torch.log2({0})", "jax": "jnp.log2({0})"})
@@ -163,36 +165,40 @@ op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a), reads="i", 
 op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a), reads="i", call="unary",
    emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
 op("tanh", "TanhBackward0", np.tanh, lambda g, o, a: g * (1 - o * o), reads="o", call="unary",
-   emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"})
+   emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("sigmoid", "SigmoidBackward0", sigmoid, lambda g, o, a: g * o * (1 - o), reads="o",
-   call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"})
+   call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"},
+   spaces=('torch', 'Tensor', 'F'))
 op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o > 0), reads="o",
    call="unary", kink=(at_zero, "at 0 PyTorch takes the slope 0"),
-   emit={"torch": "torch.relu({0})", "jax": "jax.nn.relu({0})"})
+   emit={"torch": "torch.relu({0})", "jax": "jax.nn.relu({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="unary",
    params={"beta": 1.0, "threshold": 20.0},
    emit={"torch": "torch.nn.functional.softplus({0}, {beta!r}, {threshold!r})",
          "jax": "jnp.where({0} * {beta!r} > {threshold!r}, {0}, "
                 "jax.nn.softplus({0} * {beta!r}) / {beta!r})"},
-   example=("softplus(x, beta=2, threshold=3)", {}))
+   example=("softplus(x, beta=2, threshold=3)", {}), spaces=('F',))
 op("erf", "ErfBackward0", erf,
    lambda g, o, a: g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
-   emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"})
+   emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"},
+   spaces=('torch', 'Tensor', 'special'))
 
 op("erfc", "ErfcBackward0", erfc,
    lambda g, o, a: -g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
-   emit={"torch": "torch.erfc({0})", "jax": "jax.scipy.special.erfc({0})"})
+   emit={"torch": "torch.erfc({0})", "jax": "jax.scipy.special.erfc({0})"},
+   spaces=('torch', 'Tensor', 'special'))
 op("exp2", "Exp2Backward0", np.exp2, lambda g, o, a: g * o * LN2, reads="o", call="unary",
    hint="exp2 overflows past 1024: rescale the input",
-   emit={"torch": "torch.exp2({0})", "jax": "jnp.exp2({0})"})
+   emit={"torch": "torch.exp2({0})", "jax": "jnp.exp2({0})"}, spaces=('torch', 'Tensor', 'special'))
 op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), lambda g, o, a: -0.5 * g * o * o * o,
    reads="o", call="unary", hint="rsqrt(x) needs x > 0: add a small epsilon",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.rsqrt({0})", "jax": "jax.lax.rsqrt({0})"})
 op("sinc", "SincBackward0", np.sinc, sinc_vjp, call="unary",
-   emit={"torch": "torch.sinc({0})", "jax": "jnp.sinc({0})"})
+   emit={"torch": "torch.sinc({0})", "jax": "jnp.sinc({0})"}, spaces=('torch', 'Tensor', 'special'))
 op("logit", "LogitBackward0", lambda a: np.log(a / (1 - a)), logit_vjp, reads="i",
    call="unary", hint="logit(x) needs 0 < x < 1: clamp x into [eps, 1 - eps]", domain=(0.1, 0.9),
-   emit={"torch": "torch.logit({0})", "jax": "jax.scipy.special.logit({0})"})
+   emit={"torch": "torch.logit({0})", "jax": "jax.scipy.special.logit({0})"},
+   spaces=('torch', 'Tensor', 'special'))
 
 # rounding: slope 0 (PyTorch's zeros_like: no input kept), jumps where the value does
 for _name, _fn, _at in (("floor", np.floor, at_integer), ("ceil", np.ceil, at_integer),
@@ -200,7 +206,8 @@ for _name, _fn, _at in (("floor", np.floor, at_integer), ("ceil", np.ceil, at_in
     op(_name, _name.capitalize() + "Backward0", _fn, lambda g, o, a: g * 0, saves=False,
        reads="", call="unary", domain=(0.1, 0.4),
        kink=(_at, f"{_name} jumps here: PyTorch takes the slope 0"),
-       emit={"torch": f"torch.{_name}({{0}})", "jax": f"jnp.{_name}({{0}})"})
+       emit={"torch": f"torch.{_name}({{0}})", "jax": f"jnp.{_name}({{0}})"},
+       spaces=("torch", "Tensor", "special") if _name == "round" else ("torch", "Tensor"))
 op("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda g, o, a: g, saves=False, reads="",
    call="unary", domain=(0.1, 0.9), kink=(at_integer, "frac jumps here: PyTorch takes the slope 1"),
    emit={"torch": "torch.frac({0})", "jax": "({0} - jnp.trunc({0}))"})
@@ -211,16 +218,16 @@ _F = "torch.nn.functional."
 _JAX_HARDSIGMOID = ("(lambda v: jax.lax.stop_gradient(jax.nn.hard_sigmoid(v)) + (jax.nn.relu6(v + 3) "
                     f"- jax.lax.stop_gradient(jax.nn.relu6(v + 3))) * {SIXTH_F32!r})({{0}})")
 op("silu", "SiluBackward0", silu, silu_vjp, reads="i", call="unary", method=False,
-   emit={"torch": _F + "silu({0})", "jax": "jax.nn.silu({0})"})
+   emit={"torch": _F + "silu({0})", "jax": "jax.nn.silu({0})"}, spaces=('F',))
 op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=False,
-   emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"})
+   emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"}, spaces=('F',))
 op("softsign", "DivBackward0", lambda a: a / (np.abs(a) + 1),
    lambda g, o, a: g / np.square(np.abs(a) + 1), reads="i", call="unary", method=False,
-   emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"})
+   emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"}, spaces=('F',))
 op("relu6", "HardtanhBackward0", lambda a: np.minimum(np.maximum(a, 0), 6),
    lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
    kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
-   emit={"torch": _F + "relu6({0})", "jax": "jax.nn.relu6({0})"})
+   emit={"torch": _F + "relu6({0})", "jax": "jax.nn.relu6({0})"}, spaces=('F',))
 op("hardtanh", "HardtanhBackward0",
    lambda a, min_val=-1.0, max_val=1.0: np.minimum(np.maximum(a, min_val), max_val),
    lambda g, o, a, min_val=-1.0, max_val=1.0: g * ((a > min_val) & (a < max_val)), reads="i",
@@ -228,34 +235,35 @@ op("hardtanh", "HardtanhBackward0",
    kink=(at_ends, "at min_val and max_val PyTorch takes the slope 0"), domain=_UNIT,
    emit={"torch": _F + "hardtanh({0}, {min_val!r}, {max_val!r})",
          "jax": "jnp.clip({0}, {min_val!r}, {max_val!r})"},
-   example=("hardtanh(x, -0.5, max_val=0.75)", {}))
+   example=("hardtanh(x, -0.5, max_val=0.75)", {}), spaces=('F',))
 op("hardsigmoid", "HardsigmoidBackward0", lambda a: np.minimum(np.maximum(a + 3, 0), 6) / 6,
    lambda g, o, a: np.where((a > -3) & (a < 3), g * SIXTH_F32, 0.0), reads="i", call="unary",
    method=False, kink=(at(-3, 3), "at -3 and 3 PyTorch takes the slope 0"), domain=(-2.5, 2.5),
-   emit={"torch": _F + "hardsigmoid({0})", "jax": _JAX_HARDSIGMOID})
+   emit={"torch": _F + "hardsigmoid({0})", "jax": _JAX_HARDSIGMOID}, spaces=('F',))
 op("hardswish", "HardswishBackward0", lambda a: a * np.minimum(np.maximum(a + 3, 0), 6) / 6,
    hardswish_vjp, reads="i", call="unary", method=False, domain=(-2.5, 2.5),
    kink=(at(-3, 3), "PyTorch takes the slope 0 at -3 (the left one) and 1 at 3 (the right one)"),
-   emit={"torch": _F + "hardswish({0})", "jax": "jax.nn.hard_swish({0})"})
+   emit={"torch": _F + "hardswish({0})", "jax": "jax.nn.hard_swish({0})"}, spaces=('F',))
 op("tanhshrink", "SubBackward0", lambda a: a - np.tanh(a),
    lambda g, o, a: g * np.square(np.tanh(a)), reads="i", call="unary", method=False,
-   emit={"torch": _F + "tanhshrink({0})", "jax": "({0} - jnp.tanh({0}))"})
+   emit={"torch": _F + "tanhshrink({0})", "jax": "({0} - jnp.tanh({0}))"}, spaces=('F',))
 op("logsigmoid", "LogSigmoidBackward0", logsigmoid, logsigmoid_vjp, reads="i", call="unary",
-   method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"})
+   method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"},
+   spaces=('F',))
 op("elu", "EluBackward0", elu, elu_vjp, reads="i", call="unary", method=False,
    params={"alpha": 1.0}, emit={"torch": _F + "elu({0}, {alpha!r})",
                                 "jax": "jax.nn.elu({0}, {alpha!r})"},
-   example=("elu(x, alpha=1.5)", {}))
+   example=("elu(x, alpha=1.5)", {}), spaces=('F',))
 op("celu", "CeluBackward0", celu, celu_vjp, reads="i", call="unary", method=False,
    params={"alpha": 1.0}, emit={"torch": "torch.celu({0}, {alpha!r})",
                                 "jax": "jax.nn.celu({0}, {alpha!r})"},
-   example=("celu(x, 0.5)", {}))
+   example=("celu(x, 0.5)", {}), spaces=('torch', 'F'))
 op("selu", "EluBackward0", lambda a: elu(a, SELU_ALPHA, SELU_SCALE),
    lambda g, o, a: elu_vjp(g, o, a, SELU_ALPHA, SELU_SCALE), reads="i", call="unary",
    method=False, kink=(at(0), "at 0 PyTorch takes the left slope, scale * alpha = 1.758"),
-   emit={"torch": "torch.selu({0})", "jax": "jax.nn.selu({0})"})
+   emit={"torch": "torch.selu({0})", "jax": "jax.nn.selu({0})"}, spaces=('torch', 'F'))
 op("gelu", "GeluBackward0", gelu, gelu_vjp, call="unary", method=False,
-   emit={"torch": _F + "gelu({0})", "jax": "jax.nn.gelu({0}, approximate=False)"})
+   emit={"torch": _F + "gelu({0})", "jax": "jax.nn.gelu({0}, approximate=False)"}, spaces=('F',))
 op("leaky_relu", "LeakyReluBackward0",
    lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
    lambda g, o, a, negative_slope=0.01: np.where(a > 0, g, g * negative_slope), reads="i",
@@ -263,7 +271,7 @@ op("leaky_relu", "LeakyReluBackward0",
    kink=(at_zero, "at 0 PyTorch takes the slope negative_slope (the left one)"),
    emit={"torch": _F + "leaky_relu({0}, {negative_slope!r})",
          "jax": "jax.nn.leaky_relu({0}, {negative_slope!r})"},
-   example=("leaky_relu(x, negative_slope=0.2)", {}))
+   example=("leaky_relu(x, negative_slope=0.2)", {}), spaces=('F',))
 
 # --- binary functions of two tensors ------------------------------------------------------
 op("hypot", "HypotBackward0", np.hypot, lambda g, o, a, b: g * a / o,
