@@ -12,6 +12,7 @@ removed, so the table stays honest."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -52,6 +53,36 @@ KNOWN_FAILING = {
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
+# PyTorch's side: one Python process imports torch once and runs every tutorial file as
+# __main__ in a fresh namespace, each with its own captured stdout and stderr (importing torch
+# is most of the time of a run; the files change no global torch state that a later file sees:
+# each seeds its own generator).
+RUNNER = """
+import contextlib, io, json, runpy, sys, traceback
+import torch
+results = {}
+for path in sys.argv[1:]:
+    out, err = io.StringIO(), io.StringIO()
+    ok = True
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path(path, run_name="__main__")
+        except BaseException:
+            ok = False
+            traceback.print_exc()
+    results[path] = {"ok": ok, "stdout": out.getvalue(), "stderr": err.getvalue()}
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def pytorch_runs():
+    torch_or_skip()
+    done = subprocess.run([sys.executable, "-c", RUNNER, *map(str, TUTORIALS)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
 
 def _lines(text: str) -> list[str]:
     return [ADDRESS.sub(" at 0x?", line) for line in text.splitlines()]
@@ -70,14 +101,20 @@ def test_every_known_failure_names_a_tutorial_file():
                                                         strict=True)]
                  if t.stem in KNOWN_FAILING else [])
     for t in TUTORIALS])
-def test_tutorial_prints_what_python_and_pytorch_print(script):
-    torch_or_skip()
-    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=300)
-    assert theirs.returncode == 0, theirs.stderr
+def test_tutorial_prints_what_python_and_pytorch_print(script, pytorch_runs):
+    theirs = pytorch_runs[str(script)]
+    assert theirs["ok"], theirs["stderr"]
     ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)],
                           capture_output=True, text=True, timeout=300)
-    assert _lines(ours.stdout) == _lines(theirs.stdout)
+    assert _lines(ours.stdout) == _lines(theirs["stdout"])
     assert ours.returncode == 0, ours.stderr
     assert all(line.startswith("warning: ") for line in ours.stderr.splitlines()), ours.stderr
-    assert _warnings(ours.stderr, "warning: ") == _warnings(theirs.stderr, "Warning: ")
+    assert _warnings(ours.stderr, "warning: ") == _warnings(theirs["stderr"], "Warning: ")
+
+
+def test_one_process_for_all_tutorials_prints_what_separate_runs_print(pytorch_runs):
+    """The shared PyTorch process is a faithful oracle: a file run on its own prints the same."""
+    for script in (TUTORIALS[0], TUTORIALS[-1]):
+        alone = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                               timeout=300)
+        assert _lines(alone.stdout) == _lines(pytorch_runs[str(script)]["stdout"])
