@@ -19,6 +19,7 @@ from ..graph import record
 from ..graph.tensor import Function, Tensor
 from ..graph.values import truth
 from ..ops import Op
+from . import pyhooks
 from .methods import kw_arg, m_backward
 from .pymodules import Native
 
@@ -92,7 +93,8 @@ def fn_grad(ev, node, args, kw) -> tuple:
     for t in inputs:
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise DdxRuntimeError("One of the differentiated Tensors does not require grad")
-    grads = gradients(ev, outputs, inputs, gos, retain)
+    with pyhooks.running(ev):
+        grads = gradients(ev, outputs, inputs, gos, retain)
     result = []
     for i, (t, g) in enumerate(zip(inputs, grads)):
         if g is None:
@@ -243,8 +245,9 @@ def fn_backward(ev, node, args, kw) -> None:
             raise DdxRuntimeError(f"element {k} of tensors does not require grad and does "
                                   "not have a grad_fn")
         last = k == len(tensors) - 1
-        m_backward(ev, node, t, [] if g is None else [g],
-                   {"retain_graph": (retain or not last, node.pos)})
+        with pyhooks.running(ev):
+            m_backward(ev, node, t, [] if g is None else [g],
+                       {"retain_graph": (retain or not last, node.pos)})
     return None
 
 

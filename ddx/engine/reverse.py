@@ -121,6 +121,36 @@ def vjp(root: Tensor, g0: np.ndarray) -> dict[int, np.ndarray]:
     return out
 
 
+def run_hooks(t: Tensor, g):
+    """A tensor's register_hook functions, in order: each may return a new gradient."""
+    for hook in tuple(t.hooks.values()):
+        got = hook(g)
+        if got is not None:
+            g = got
+    return g
+
+
+def _hooked_leaves(root: Function, deps: dict) -> dict:
+    """How many gradients each leaf with hooks receives (its hooks run once, on their sum)."""
+    counts: dict = {}
+    for fn in (root, *deps):
+        for t in fn.inputs:
+            if t.grad_fn is None and t.requires_grad and t.hooks:
+                counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+def _leaf_hook(t: Tensor, g, counts: dict, sums: dict):
+    """A leaf with hooks: hold its gradients until the last arrives, then run the hooks on
+    their sum (None until then)."""
+    sums[t] = g if t not in sums else np.asarray(sums[t] + g)
+    counts[t] -= 1
+    if counts[t]:
+        return None
+    g = run_hooks(t, sums.pop(t))
+    return g
+
+
 def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
               record: dict | None = None, retain_grads: bool = True) -> int:
     """The backward pass: send g0 from ``root`` through the graph; leaves' shares go to ``sink``.
@@ -128,9 +158,11 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
     Returns how many VJPs were evaluated."""
     if root.grad_fn is None:
         if root.requires_grad:
-            sink(root, g0)
+            sink(root, run_hooks(root, g0) if root.hooks else g0)
         return 0
     deps = graph_order(root.grad_fn)
+    leaf_hooks = _hooked_leaves(root.grad_fn, deps) if Tensor.hooked else None
+    leaf_sums: dict = {}
     for fn in (root.grad_fn, *deps):
         if fn.freed and fn.op.saves:
             raise DdxRuntimeError(FREED_TEXT)
@@ -142,6 +174,8 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
         fn = ready.pop()
         g = pending.pop(fn)
         out = fn.output
+        if out is not None and out.hooks:
+            g = run_hooks(out, g)
         if retain_grads and out is not None and out.retains_grad:
             _accumulate(out, g)
         if record is not None:
@@ -169,6 +203,10 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
                 gi = gi.astype(value.dtype)
             f = t.grad_fn
             if f is None:
+                if t.hooks and leaf_hooks and t in leaf_hooks:
+                    gi = _leaf_hook(t, gi, leaf_hooks, leaf_sums)
+                    if gi is None:
+                        continue
                 sink(t, gi)
                 if FP_EVENTS:
                     _summed(t, t.grad if t.grad is not None else gi)

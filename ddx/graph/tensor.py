@@ -26,7 +26,9 @@ class Tensor:
     """A value in the graph. ``weak`` marks a Python-number constant (PyTorch's wrapped scalar)."""
 
     __slots__ = ("value", "requires_grad", "grad", "grad_fn", "name", "_label", "span", "src",
-                 "retains_grad", "weak", "const", "op", "inputs", "kw", "_acc", "__weakref__")
+                 "retains_grad", "weak", "const", "op", "inputs", "kw", "_acc", "hooks",
+                 "__weakref__")
+    hooked = 0  # how many hooks were ever registered: backward looks for leaf hooks if any
 
     def __init__(self, value: np.ndarray, requires_grad: bool = False, *, name: str | None = None,
                  label: str | None = None, span: tuple[int, int] | None = None,
@@ -46,6 +48,7 @@ class Tensor:
         self.inputs: tuple[Tensor, ...] = ()
         self.kw: dict = {}
         self._acc: AccumulateGrad | None = None
+        self.hooks: dict | None = None  # register_hook's: {key: fn(grad) -> grad or None}
 
     @property
     def label(self) -> str | None:
