@@ -168,3 +168,59 @@ def test_dtype_and_size_reprs():
         assert dtype_repr(np.dtype(name)) == repr(getattr(torch, name))
     for shape in [(), (3,), (2, 3), (1, 0, 4)]:
         assert size_repr(shape) == repr(torch.Size(shape))
+
+
+@pytest.mark.parametrize("setting, tensor", [
+    ("precision=2", "torch.tensor([1.12345, -2.5])"),
+    ("sci_mode=True", "torch.tensor([1.5, 2.0], requires_grad=True) * 2"),
+    ("threshold=5", "torch.arange(10)"),
+    ("threshold=5, edgeitems=1", "torch.arange(10.)"),
+    ("linewidth=30", "torch.linspace(0, 1, 9)"),
+    ("profile='short'", "torch.tensor([[0.123456, 2.0], [3.0, 4.0]])"),
+    ("2, sci_mode=False", "torch.tensor([1e-6, 1.0])"),
+])
+def test_torch_set_printoptions_in_a_session_prints_as_pytorch(setting, tensor):
+    torch = torch_or_skip()
+    from conftest import session_run
+
+    kw = {"precision=2": {"precision": 2}, "sci_mode=True": {"sci_mode": True},
+          "threshold=5": {"threshold": 5}, "threshold=5, edgeitems=1": {"threshold": 5,
+                                                                        "edgeitems": 1},
+          "linewidth=30": {"linewidth": 30}, "profile='short'": {"profile": "short"},
+          "2, sci_mode=False": {"precision": 2, "sci_mode": False}}[setting]
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float32)
+    try:
+        made = {"torch.tensor([1.12345, -2.5])": lambda: torch.tensor([1.12345, -2.5]),
+                "torch.tensor([1.5, 2.0], requires_grad=True) * 2":
+                    lambda: torch.tensor([1.5, 2.0], requires_grad=True) * 2,
+                "torch.arange(10)": lambda: torch.arange(10),
+                "torch.arange(10.)": lambda: torch.arange(10.),
+                "torch.linspace(0, 1, 9)": lambda: torch.linspace(0, 1, 9),
+                "torch.tensor([[0.123456, 2.0], [3.0, 4.0]])":
+                    lambda: torch.tensor([[0.123456, 2.0], [3.0, 4.0]]),
+                "torch.tensor([1e-6, 1.0])": lambda: torch.tensor([1e-6, 1.0])}[tensor]()
+        torch.set_printoptions(**kw)
+        expected = repr(made).splitlines()
+        options = torch._tensor_str.get_printoptions()
+    finally:
+        torch.set_printoptions(profile="default")
+        torch.set_default_dtype(before)
+    out = session_run(f"import torch\ntorch.set_printoptions({setting})\nprint({tensor})\n"
+                      "print(torch.get_printoptions())\ntorch.set_printoptions(profile='default')\n"
+                      f"print({tensor})")
+    assert out[:len(expected)] == expected
+    assert out[len(expected)] == str(options)
+    assert out[len(expected) + 1:] == session_run(f"import torch\nprint({tensor})")
+
+
+def test_print_options_belong_to_their_session_and_wrong_arguments_are_pythons_errors():
+    from conftest import session_run
+
+    assert session_run("import torch\ntorch.set_printoptions(precision=1)\n"
+                       "print(torch.tensor([1.25]))") == ["tensor([1.2])"]
+    assert session_run("import torch\nprint(torch.tensor([1.25]))") == ["tensor([1.2500])"]
+    assert session_run("import torch\ntorch.set_printoptions(digits=2)") == [
+        "error: set_printoptions() got an unexpected keyword argument 'digits'"]
+    assert session_run("import torch\ntorch.set_printoptions(precision=2.5)") == [
+        "error: set_printoptions(): precision must be an integer"]

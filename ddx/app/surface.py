@@ -24,6 +24,7 @@ from . import (
     pymodules,
     pynn,  # (registers torch.nn)
     pyoptim,  # noqa: F401  (registers torch.optim)
+    pyprint,  # (registers torch.set_printoptions)
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
@@ -212,6 +213,7 @@ def show(ev: Evaluator, value: Any) -> str:
             v = value.value.item()
             return repr(v)
         text = tensor_repr(value.value, requires_grad=value.requires_grad, default=ev.dtype,
+                           options=pyprint.options_of(ev),
                            grad_fn=value.grad_fn.name if value.grad_fn is not None else None,
                            is_leaf=value.is_leaf)
         return "Parameter containing:\n" + text if value in pynn.PARAMETERS else text
