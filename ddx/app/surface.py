@@ -25,6 +25,7 @@ from . import (
     pynn,  # (registers torch.nn)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyprint,  # (registers torch.set_printoptions)
+    pysaved,
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
@@ -145,8 +146,13 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             return obj.next_functions
         if name == "variable" and isinstance(obj, AccumulateGrad):
             return obj.variable
+        if name.startswith("_saved_") and isinstance(obj, Function):
+            got = pysaved.saved(obj, name)
+            if got is not NotImplemented:
+                return got
         raise _no_attr(node, f"'{obj.name}' object", ["next_functions", "name"] +
-                       (["variable"] if isinstance(obj, AccumulateGrad) else []))
+                       (["variable"] if isinstance(obj, AccumulateGrad) else
+                        pysaved.names(obj)))
     raise DdxTypeError(f"{type_name(obj)} has no attribute '{name}'", start=node.pos,
                        end=node.end)
 
