@@ -151,8 +151,7 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             if got is not NotImplemented:
                 return got
         raise _no_attr(node, f"'{obj.name}' object", ["next_functions", "name"] +
-                       (["variable"] if isinstance(obj, AccumulateGrad) else
-                        pysaved.names(obj)))
+                       (["variable"] if isinstance(obj, AccumulateGrad) else []))
     raise DdxTypeError(f"{type_name(obj)} has no attribute '{name}'", start=node.pos,
                        end=node.end)
 
