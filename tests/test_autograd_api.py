@@ -138,3 +138,43 @@ for bad in [lambda: vjp(f, v), lambda: jvp(f, v), lambda: hessian(f, v)]:
     except RuntimeError as e:
         print(e)
 """)
+
+
+@pytest.mark.parametrize("f", ["x ** 3", "torch.sin(x) * x", "torch.exp(2 * x)", "torch.tanh(x)",
+                               "3 * x ** 2 + 2 * x + 1"])
+def test_backward_with_create_graph_leaves_a_differentiable_grad(f):
+    lines = same_as_torch(f"""x = torch.tensor(0.75, requires_grad=True)
+y = {f}
+y.backward(create_graph=True)
+print(x.grad)
+g = x.grad
+x.grad = None
+g.backward()
+print(x.grad)
+""")
+    assert "grad_fn=<CopyBackwards>" in lines[0]
+
+
+def test_a_gradient_penalty_through_backward_create_graph():
+    same_as_torch("""w = torch.tensor([1.0, -0.5], requires_grad=True)
+loss = (w.sin() * w).sum()
+loss.backward(create_graph=True)
+print(w.grad)
+penalty = (w.grad ** 2).sum()
+print(torch.autograd.grad(penalty, w))
+a = torch.tensor(3.0, requires_grad=True)
+(2 * a).backward(create_graph=True)
+print(a.grad, a.grad.requires_grad)
+""")
+
+
+def test_backward_with_create_graph_warns_as_pytorch_does_once():
+    from ddx.app import pyautograd
+    from ddx.app.session import Session
+
+    pyautograd.WARNED.clear()
+    errs: list[str] = []
+    session = Session(lambda t: None, errs.append)
+    session.run_script("import torch\nx = torch.tensor(2.0, requires_grad=True)\n"
+                       "(x ** 3).backward(create_graph=True)\n(x ** 2).backward(create_graph=True)\n")
+    assert errs == ["warning: " + pyautograd.CREATE_GRAPH_WARNING]

@@ -8,6 +8,7 @@ There is no second derivative table. The mixed partials are symmetric, so seedin
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -251,9 +252,65 @@ def fn_backward(ev, node, args, kw) -> None:
     return None
 
 
+# --- loss.backward(create_graph=True): a differentiable .grad ---------------------------------
+GRAD_GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # leaf -> its .grad tensor
+
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to "
+    "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
+    "the leak.")
+
+
+WARNED: list = []
+
+
+def grad_tensor(t: Tensor) -> Tensor | None:
+    """The differentiable tensor backward(create_graph=True) left in ``t.grad``, while it is
+    still what ``t.grad`` holds (None otherwise)."""
+    got = GRAD_GRAPHS.get(t)
+    if got is not None and got.value is not t.grad:  # .grad was replaced: let the graph go
+        del GRAD_GRAPHS[t]
+        return None
+    return got
+
+
+def _backward_create_graph(method):
+    def run(ev, node, t, args, kw):
+        flag = kw.get("create_graph")
+        if flag is None or not truth(flag[0]) or not record.GRAD_MODE.enabled or \
+                not isinstance(t, Tensor) or not t.requires_grad:
+            return method(ev, node, t, args, kw)
+        leaves = [s for s in record.ancestors(t) if s.grad_fn is None and s.requires_grad]
+        fresh = [s for s in leaves if s.grad is None]
+        if "retain_graph" not in kw:  # create_graph keeps the graph, as PyTorch's does
+            kw = {**kw, "retain_graph": (True, node.pos)}
+        result = method(ev, node, t, args, kw)
+        gradient = args[0] if args else kw["gradient"][0] if "gradient" in kw else None
+        for leaf in fresh:
+            if leaf.grad is None:
+                continue
+            out = Tensor(leaf.grad)
+            out.label = f"{leaf.display}.grad"
+            differentiable(out, [t], [gradient], leaves, leaf)
+            if out.grad_fn is not None:  # (a rolled-back statement restores .grad: no match)
+                out.grad_fn.name = "CopyBackwards"  # (AccumulateGrad's copy of a fresh grad)
+                GRAD_GRAPHS[leaf] = out
+        if not WARNED:  # a UserWarning: Python shows it once
+            WARNED.append(True)
+            ev.warnings.append(CREATE_GRAPH_WARNING)
+        return result
+    return run
+
+
 def register() -> None:
     """torch.autograd.grad/backward and torch.autograd.functional, as the REPL imports them."""
     from . import pyfunctional, pymodules
+    from .methods import TENSOR_METHODS
+
+    TENSOR_METHODS["backward"] = _backward_create_graph(TENSOR_METHODS["backward"])
 
     members = {"grad": Native("grad", fn_grad), "backward": Native("backward", fn_backward)}
     functional = pymodules.PyModule("torch.autograd.functional", {

@@ -15,7 +15,7 @@ from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import NO_GRAD, DType, ReturnTypes, type_name
 from ..lang.tree import Ast
 from . import (
-    pyautograd,  # noqa: F401  (registers torch.autograd, torch.nn, torch.optim)
+    pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
     pyexec,
@@ -103,6 +103,10 @@ def _grad_tensor(ev: Evaluator, t: Tensor) -> Any:
         ev.warnings.append(NONLEAF_GRAD_WARNING)
     if t.grad is None:
         return None
+    if t in pyautograd.GRAD_GRAPHS:  # backward(create_graph=True)'s differentiable .grad
+        got = pyautograd.grad_tensor(t)
+        if got is not None:
+            return got
     g = Tensor(t.grad)
     g.label = f"{t.display}.grad"
     g.name = None
