@@ -261,8 +261,22 @@ def scaled(g, x, factor):
     return r
 
 
+def power(a, exponent):
+    """a ** exponent as ATen's CPU kernel computes it: 2, 3, -0.5, -1 and -2 by products and
+    square roots (so x ** 3 is x*x*x to the last bit), the rest by pow."""
+    if exponent == 2:
+        return np.square(a)
+    if exponent == 3:
+        return a * a * a
+    if exponent == -2:
+        return 1 / (a * a)
+    if exponent == -0.5:
+        return 1 / np.sqrt(a)
+    return np.power(a, exponent)
+
+
 def pow_scalar(a, *, exponent):
-    return np.square(a) if exponent == 2 else np.power(a, exponent)
+    return power(a, exponent)
 
 
 def pow_scalar_vjp(g, o, a, *, exponent):
@@ -270,11 +284,16 @@ def pow_scalar_vjp(g, o, a, *, exponent):
         return g * 0
     if exponent == 2:
         return scaled(g, a, 2)
-    return scaled(g, np.power(a, exponent - 1), exponent)
+    return scaled(g, power(a, exponent - 1), exponent)
 
 
 def pow_scalar_into(a, *, exponent, out):
-    return np.square(a, out=out) if exponent == 2 else np.power(a, exponent, out=out)
+    if exponent == 2:
+        return np.square(a, out=out)
+    if exponent in (3, -2, -0.5):
+        out[...] = power(a, exponent)
+        return out
+    return np.power(a, exponent, out=out)
 
 
 def square_vjp_into(g, o, a, *, exponent, buffer):
