@@ -145,7 +145,7 @@ def test_every_error_is_reported_and_the_script_goes_on(run):
               + "tensor(" + "[" * 65 + "1" + "]" * 65 + ")\nk\n")
     code, out, err = run("run", "-", input=script)
     assert code == 1
-    assert out == "tensor(3)\ntensor([1, 2])\n"
+    assert out == "3\ntensor([1, 2])\n"  # (x.size(1) is a Python int, as in PyTorch)
     assert [line for line in err.splitlines() if line.startswith("error")] == [
         "error: Trying to create tensor with negative dimension -1: [-1]",
         "error: ones(): 1e+300 elements, over the limit of 10,000,000 (DDX_MAX_ELEMENTS)",

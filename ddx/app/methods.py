@@ -134,14 +134,28 @@ def m_size(ev, node, t, args, kw):
     if not -nd <= d < nd:
         raise DdxShapeError(f"Dimension out of range (expected to be in range of [{-nd}, "
                             f"{nd - 1}], but got {d})", start=node.pos, end=node.end)
-    return Tensor(np.asarray(t.value.shape[d]))
+    return Tensor(np.asarray(t.value.shape[d]), weak=True)  # (a Python int, as x.size(0))
+
+
+class NumpyArray:
+    """What x.numpy() gives: numpy's array, printed as numpy prints it (a value ddx shows,
+    not a door into numpy)."""
+
+    def __init__(self, value: np.ndarray) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    def __str__(self) -> str:
+        return str(self.value)
 
 
 def m_numpy(ev, node, t, args, kw):
     if t.requires_grad:
         raise DdxRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                               "tensor.detach().numpy() instead.")
-    return t
+    return NumpyArray(t.value)
 
 
 TENSOR_METHODS = {

@@ -145,8 +145,15 @@ def _get_default_dtype(ev, node, args, kw):
     return DType(ev.dtype)
 
 
+def _set_default_device(ev, node, args, kw):
+    _device(ev, node, args, kw)  # (the CPU, or PyTorch's words for another)
+    return None
+
+
 def _device(ev, node, args, kw):
     name = args[0] if args else "cpu"
+    if isinstance(name, Device):
+        return name
     if not isinstance(name, str):
         raise DdxTypeError("device() takes a string such as 'cpu'")
     if not name.startswith("cpu"):
@@ -187,6 +194,7 @@ EXTRA: dict[str, dict[str, Any]] = {
         "is_grad_enabled": Native("is_grad_enabled",
                                   lambda ev, node, args, kw: record.GRAD_MODE.enabled),
         "device": Native("device", _device),
+        "set_default_device": Native("set_default_device", _set_default_device),
         "set_default_dtype": Native("set_default_dtype", _set_default_dtype),
         "get_default_dtype": Native("get_default_dtype", _get_default_dtype),
         "cuda": CUDA,

@@ -164,6 +164,8 @@ def to_str(ev, value: Any) -> str:
         return str(value)
     if isinstance(value, PyException):
         return value.message
+    if type(value).__name__ == "NumpyArray":  # print(x.numpy()): numpy's str
+        return str(value)
     return ev.surface.show(ev, value)
 
 

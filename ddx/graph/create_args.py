@@ -155,7 +155,7 @@ def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
         raise DdxTypeError(f"{node.value}(): argument 'dtype' must be torch.dtype, not "
                            f"{kind_of(dtype)}", start=node.pos, end=node.end)
     device = kw.get("device", ("cpu",))[0]
-    if device is not None and str(device) != "cpu":
+    if device is not None and str(getattr(device, "kind", device)) != "cpu":  # (torch.device)
         raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
                               f"got device={device!r}", start=node.pos, end=node.end)
     grad = kw.get("requires_grad", (False,))[0]
