@@ -68,6 +68,8 @@ def _len(ev, node, args, kw):
         return weak(value.value.shape[0])
     if isinstance(value, (list, tuple, dict, str, set, range, Size)):
         return weak(len(value))
+    if hasattr(value, "py_len"):
+        return weak(value.py_len())
     raise DdxTypeError(f"object of type '{type_label(value)}' has no len()")
 
 

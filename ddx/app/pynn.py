@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -112,7 +113,7 @@ def module_method(ev, node, m: Any, name: str, args: list, kw: dict) -> Any:
         _set_training(m, flag)
         return m
     if name == "state_dict":
-        return {k: Tensor(p.value) for k, p in named_parameters(m)}
+        return OrderedDict((k, Tensor(p.value)) for k, p in named_parameters(m))
     if name == "forward" and not isinstance(m, Instance):
         return m.forward(ev, node, args, kw)
     if name in ("to", "cpu", "float", "double", "requires_grad_"):
@@ -326,8 +327,25 @@ class Sequential(Builtin):
             x = call_value(ev, node, m, [x], {})
         return x
 
-    def py_getitem(self, i):
-        return own(self)[1][i][1]
+    def py_getitem(self, key):
+        """seq[i] (negative from the end) and seq[a:b] (a Sequential of those), as PyTorch's."""
+        mods = [m for _, m in own(self)[1]]
+        if isinstance(key, slice):
+            return Sequential(mods[key])
+        i = _number(key)
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise DdxTypeError(f"indices must be integers or slices, not {type(i).__name__}")
+        if not -len(mods) <= i < len(mods):
+            from .pyerrors import PyException
+
+            raise PyException.error("IndexError", f"index {i} is out of range")
+        return mods[i]
+
+    def py_len(self) -> int:
+        return len(own(self)[1])
+
+    def py_iter(self):
+        return iter([m for _, m in own(self)[1]])
 
 
 def _sequential(ev, node, args, kw):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -237,6 +238,9 @@ def show(ev: Evaluator, value: Any) -> str:
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
         return "[" + ", ".join(show(ev, v) for v in value) + "]"
+    if isinstance(value, OrderedDict):  # (a module's state_dict())
+        return "OrderedDict([" + ", ".join(f"({show(ev, k)}, {show(ev, v)})"
+                                           for k, v in value.items()) + "])"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{show(ev, k)}: {show(ev, v)}" for k, v in value.items()) + "}"
     if isinstance(value, set):

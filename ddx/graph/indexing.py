@@ -19,6 +19,10 @@ def index(ev, node: Ast, values: list) -> Any:
     base = values[0]
     if isinstance(base, (tuple, list, str, dict)) and len(node.value) == 1:
         return _python_index(ev, node, base, values[1:])
+    if len(node.value) == 1 and hasattr(base, "py_getitem"):  # (nn.Sequential's seq[0])
+        sub = node.value[0]
+        return base.py_getitem(_slice(ev, node, sub, values[1:]) if isinstance(sub, tuple)
+                               else values[1])
     if not isinstance(base, Tensor) or base.weak:
         raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos, end=node.pos + 1)
     items = _resolve(ev, node, values[1:])
@@ -64,6 +68,11 @@ def index(ev, node: Ast, values: list) -> Any:
     return cur
 
 
+def _slice(ev, node: Ast, sub: tuple, values: list) -> slice:
+    parts = iter(values)
+    return slice(*[ev.int_arg(next(parts), node) if p is not None else None for p in sub[1:]])
+
+
 def _python_index(ev, node: Ast, base: Any, values: list) -> Any:
     """A list's, tuple's or string's item or slice, a dict's value: as Python gives them."""
     sub = node.value[0]
@@ -77,10 +86,7 @@ def _python_index(ev, node: Ast, base: Any, values: list) -> Any:
             raise exc
         return base[key]
     if isinstance(sub, tuple):
-        parts = iter(values)
-        sl = slice(*[ev.int_arg(next(parts), node) if p is not None else None
-                     for p in sub[1:]])
-        got = base[sl]
+        got = base[_slice(ev, node, sub, values)]
         return type(base)(got) if isinstance(base, list) and type(base) is not list else got
     i = ev.int_arg(values[0], node)
     if not -len(base) <= i < len(base):
