@@ -346,6 +346,8 @@ _PLAIN = {
     "callable": _callable, "any": _any_all("any"), "all": _any_all("all"),
     "divmod": _divmod, "pow": _pow, "printf": _printf,
     "TensorOptions": lambda ev, node, args, kw: TensorOptions(),
+    "staticmethod": lambda ev, node, args, kw: args[0],
+    "classmethod": lambda ev, node, args, kw: args[0],
     "hasattr": lambda ev, node, args, kw: _hasattr(ev, node, args),
 }
 

@@ -264,6 +264,11 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
             return found
         raise _no_attribute(obj.cls.name, name)
     if isinstance(obj, UserClass):
+        for base in obj.bases:  # (a builtin base's class-bound attribute: Function.apply)
+            hook = getattr(base, "bound_class_attr", None)
+            got = hook(obj, name) if hook is not None else None
+            if got is not None:
+                return got
         found = obj.lookup(name)
         if found is None:
             raise pyvalues.PyException.error(
@@ -279,6 +284,10 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
 
 
 def set_attr(ev, node: Ast, obj: Any, name: str, value: Any) -> bool:
+    hook = getattr(obj, "py_setattr", None)
+    if hook is not None and not isinstance(obj, Instance):  # (a custom Function's ctx)
+        hook(name, value)
+        return True
     if isinstance(obj, Instance):
         hook = getattr(obj, "on_set", None)
         if hook is not None:

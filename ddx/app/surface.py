@@ -19,6 +19,7 @@ from . import (
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
+    pycustom,  # noqa: F401  (registers torch.autograd.Function)
     pyexec,
     pyexpr,
     pyhooks,  # noqa: F401  (registers register_hook)

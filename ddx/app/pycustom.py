@@ -1,0 +1,133 @@
+"""torch.autograd.Function in the REPL: a user's class with static ``forward(ctx, ...)`` and
+``backward(ctx, grad_output)``; ``Cls.apply(...)`` runs forward without recording, then puts
+one node in the graph (named ``<Cls>Backward``, as PyTorch names it) whose rule is the user's
+backward, run by ddx's interpreter when the backward pass reaches it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxTypeError
+from ..graph import record
+from ..graph.tensor import Function, Tensor
+from ..ops.table import Op
+from .pymodules import EXTRA, Native
+from .pyvalues import UserClass
+
+
+class Ctx:
+    """The ``ctx`` of a custom Function: save_for_backward and saved_tensors."""
+
+    def __init__(self, n_inputs: int) -> None:
+        self.saved: tuple = ()
+        self.attrs: dict = {}
+        self.needs_input_grad: tuple = ()
+
+    def py_method(self, ev, node, name, args, kw):
+        if name == "save_for_backward":
+            self.saved = tuple(args)
+            return None
+        if name in ("mark_dirty", "mark_non_differentiable", "set_materialize_grads"):
+            return None
+        raise DdxTypeError(f"'FunctionCtx' object has no attribute '{name}'")
+
+    def py_setattr(self, name: str, value: Any) -> None:
+        if name.startswith("__"):
+            raise DdxTypeError(f"cannot set '{name}' on a FunctionCtx")
+        self.attrs[name] = value
+
+    def py_attr(self, ev, node, name):
+        if name == "saved_tensors":
+            return self.saved
+        if name == "needs_input_grad":
+            return self.needs_input_grad
+        if name in self.attrs:
+            return self.attrs[name]
+        raise DdxTypeError(f"'FunctionCtx' object has no attribute '{name}'")
+
+
+class FunctionBase:
+    """torch.autograd.Function as a base class."""
+
+    def __repr__(self) -> str:
+        return "<class 'torch.autograd.function.Function'>"
+
+    def class_attr(self, name: str) -> Any:
+        return None
+
+    def bound_class_attr(self, cls: UserClass, name: str) -> Any:
+        if name == "apply":
+            return Native("apply", lambda ev, node, args, kw: apply(ev, node, cls, args, kw))
+        return None
+
+
+FUNCTION = FunctionBase()
+
+
+def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
+    from .pycalls import call_value
+
+    forward, backward = cls.lookup("forward"), cls.lookup("backward")
+    if forward is None or backward is None:
+        raise DdxRuntimeError(f"{cls.name} must define both forward and backward as "
+                              "static methods")
+    ctx = Ctx(len(args))
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    before = record.GRAD_MODE.enabled
+    record.GRAD_MODE.enabled = False
+    try:
+        out = call_value(ev, node, forward, [ctx, *args], kw)
+    finally:
+        record.GRAD_MODE.enabled = before
+    if not isinstance(out, Tensor):
+        raise DdxTypeError(f"{cls.name}.forward must return a tensor here")
+    inputs = [a for a in args if isinstance(a, Tensor) and not a.weak]
+    if not (before and any(t.requires_grad for t in inputs)):
+        return out
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and not a.weak]
+    memo: dict = {}
+
+    def grads(g):
+        key = id(g)
+        if key not in memo:
+            memo.clear()
+            record.GRAD_MODE.enabled = False
+            try:
+                got = call_value(ev, node, backward, [ctx, Tensor(np.asarray(g))], {})
+            finally:
+                record.GRAD_MODE.enabled = True
+            got = got if isinstance(got, tuple) else (got,)
+            memo[key] = got
+        return memo[key]
+
+    def rule(k: int):
+        def vjp(g, o, *xs, **kws):
+            got = grads(g)
+            pos = positions[k]
+            item = got[pos] if pos < len(got) else None
+            if item is None:
+                return np.zeros(np.shape(xs[k]), dtype=np.asarray(g).dtype)
+            return np.asarray(item.value if isinstance(item, Tensor) else item)
+        return vjp
+
+    row = Op(f"custom_{cls.name}", f"{cls.name}Backward", lambda *xs: out.value,
+             tuple(rule(k) for k in range(len(inputs))), elementwise=False)
+    result = Tensor(out.value, True)
+    result.op = row.name
+    result.inputs = tuple(inputs)
+    result.kw = {}
+    result.grad_fn = Function(row, row.grad_fn, result.inputs, {}, result)
+    result.label = ev.label(node)
+    ev.nodes.append(result)
+    return result
+
+
+def _staticmethod(ev, node, args, kw):
+    (fn,) = args
+    return fn
+
+
+EXTRA["torch.autograd"]["Function"] = FUNCTION
+STATICMETHOD = Native("staticmethod", _staticmethod)
