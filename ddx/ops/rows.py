@@ -37,10 +37,6 @@ from .kernels import (
     pick,
     pow_base_vjp,
     pow_exp_vjp,
-    pow_scalar,
-    pow_scalar_into,
-    pow_scalar_vjp,
-    rpow_vjp,
     scaled,
     scatter,
     sigmoid,
@@ -49,9 +45,9 @@ from .kernels import (
     sinc_vjp,
     softplus,
     softplus_vjp,
-    square_vjp_into,
     stack,
 )
+from .kernels_pow import pow_scalar, pow_scalar_into, pow_scalar_vjp, rpow_vjp, square_vjp_into
 from .table import OPS, Op, op
 
 LN2 = float(np.log(2.0))
