@@ -178,3 +178,16 @@ def test_backward_with_create_graph_warns_as_pytorch_does_once():
     session.run_script("import torch\nx = torch.tensor(2.0, requires_grad=True)\n"
                        "(x ** 3).backward(create_graph=True)\n(x ** 2).backward(create_graph=True)\n")
     assert errs == ["warning: " + pyautograd.CREATE_GRAPH_WARNING]
+
+
+def test_a_hook_registered_by_a_failed_statement_is_undone():
+    from ddx.app.session import Session
+
+    out: list[str] = []
+    session = Session(out.append, out.append)
+    session.run("import torch\nx = torch.tensor([1.], requires_grad=True)\n"
+                "hs = [x.register_hook(lambda g: g * 100), nope]")
+    session.run("y = torch.tensor([3.], requires_grad=True)\nh = y.register_hook(lambda g: g * 5)")
+    session.run("(x * 2 + y).sum().backward()\nprint(x.grad, y.grad)\nh.remove()\n"
+                "y.grad = None\n(y * 1).sum().backward()\nprint(y.grad)")
+    assert out[-2:] == ["tensor([2.]) tensor([5.])", "tensor([1.])"]
