@@ -24,10 +24,6 @@ from conftest import torch_or_skip
 TUTORIALS = sorted((Path(__file__).parent / "pyscripts").glob("tutorial_*.py"))
 
 KNOWN_FAILING = {
-    "tutorial_autograd_notes":
-        "line 29 `print(y is y.grad_fn._saved_result)`: ddx prints True, PyTorch False "
-        "(a saved output is unpacked into a new Tensor object sharing y's storage; a saved "
-        "input is the input itself: `x is y.grad_fn._saved_self` is True in both)",
     "tutorial_polynomial_autograd":
         "the float32 losses differ in the low digits (3238.30029296875 against PyTorch's "
         "3238.300537109375 at t=99): PyTorch's CPU sum adds in another order than numpy's",

@@ -96,11 +96,7 @@ def saved(fn: Function, name: str):
         if kind == "result":
             if fn.freed:
                 raise DdxRuntimeError(FREED_TEXT)
-            out = fn.output
-            if out is None:
-                out = Tensor(fn.value, True)
-                out.grad_fn = fn
-            return out
+            return _result(fn)
         if kind == "kw":
             key_name, default = arg
             value = fn.kw.get(key_name, default)
@@ -115,6 +111,17 @@ def saved(fn: Function, name: str):
         if kind == "numel":
             return int(fn.inputs[0].value.size)
     return NotImplemented
+
+
+def _result(fn: Function) -> Tensor:
+    """The saved output: a new tensor on the same values and node (PyTorch's unpacked saved
+    output is not the output object itself: ``y.grad_fn._saved_result is y`` is False)."""
+    out = Tensor(fn.value, True)
+    out.grad_fn = fn
+    was = fn.output
+    if was is not None:
+        out.op, out.inputs, out.kw, out.label = was.op, was.inputs, was.kw, was.label
+    return out
 
 
 def _plain(value):
