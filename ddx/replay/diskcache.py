@@ -46,7 +46,8 @@ _STAMP: list[str] = []
 
 
 def code_stamp() -> str:
-    """ddx's version and a digest of its template-making source files (size, time)."""
+    """ddx's version and a digest of its template-making source files' contents (not their
+    times: an installed copy and the source tree it came from must agree)."""
     if not _STAMP:
         import hashlib
 
@@ -62,8 +63,12 @@ def code_stamp() -> str:
                 entries = []
             for e in entries:
                 if e.name.endswith(".py"):
-                    st = e.stat()
-                    parts.append(f"{package}/{e.name}:{st.st_size}:{st.st_mtime_ns}")
+                    try:
+                        with open(e.path, "rb") as fh:
+                            digest = hashlib.sha256(fh.read()).hexdigest()
+                    except OSError:
+                        digest = "unreadable"
+                    parts.append(f"{package}/{e.name}:{digest}")
         _STAMP.append(hashlib.sha256("\n".join(parts).encode()).hexdigest())
     return _STAMP[0]
 
