@@ -40,27 +40,29 @@ def _if(ev, stmt) -> Any:
     return run_block(ev, stmt.extra["else"])
 
 
+def _body(ev, stmt) -> bool:
+    """One pass of a loop's body; False when it breaks out (continue just ends the pass)."""
+    try:
+        run_block(ev, stmt.body)
+    except Break:
+        return False
+    except Continue:
+        pass
+    return True
+
+
 def _while(ev, stmt) -> Any:
     while python_truth(ev.evaluate(stmt.value)):
-        try:
-            run_block(ev, stmt.body)
-        except Break:
+        if not _body(ev, stmt):
             return None
-        except Continue:
-            continue
     return run_block(ev, stmt.extra["else"])
 
 
 def _for(ev, stmt) -> Any:
-    items = iterate(ev, ev.evaluate(stmt.value), stmt.value)
-    for item in items:
+    for item in iterate(ev, ev.evaluate(stmt.value), stmt.value):
         pyvalues.bind(ev, stmt.target, item)
-        try:
-            run_block(ev, stmt.body)
-        except Break:
+        if not _body(ev, stmt):
             return None
-        except Continue:
-            continue
     return run_block(ev, stmt.extra["else"])
 
 
