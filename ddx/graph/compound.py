@@ -130,10 +130,6 @@ class Compound:
             surface = self.surface
             if kind == "attr":
                 return surface.get_attr(self, node, pos[0])
-            if type(pos[0]) is Literal and numeric(pos[0]) and isinstance(pos[0], list) and \
-                    node.value not in ("append", "extend", "pop", "insert", "index", "count",
-                                       "copy", "clear", "reverse"):
-                pos[0] = self.literal_tensor(pos[0])  # [1., 2.].sum()? (rare) as a tensor
             args = pos[1:]
             if isinstance(pos[0], (Tensor, namespaces.Namespace)):  # ddx's functions
                 args = self.tensors_for(node.value, args)

@@ -87,35 +87,12 @@ def _binary_fn(name: str):
     return call
 
 
-def _dot(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    check_arity(node, args, 2, kw)
-    a, b = (as_tensor(ev, node, x) for x in args)
-    if a.value.ndim != 1 or b.value.ndim != 1:
-        raise DdxShapeError(f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
-                            "tensors", start=node.pos, end=node.end)
-    if a.shape != b.shape:
-        raise DdxShapeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have "
-                            "the same number of elements, but got %d and %d elements respectively"
-                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]),
-                            start=node.pos, end=node.end)
-    return ev.op("dot", node, [a, b])
-
-
-def _transpose(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    check_arity(node, args, 1, kw)
-    a = as_tensor(ev, node, args[0])
-    if a.value.ndim > 2:
-        raise DdxShapeError(f"transpose() expects a tensor with <= 2 dimensions, but got "
-                            f"{a.value.ndim}D", start=node.pos, end=node.end)
-    return ev.op("transpose", node, [a])
-
-
 # How each kind of row (Op.call) is called by name: kind -> (row name -> caller); the rows
 # themselves are in ddx/ops/. A module of callers (calls_*.py) may add kinds of its own.
 KINDS: dict[str, Callable] = {"unary": _unary, "binary": _binary_fn, "reduction": _reduction}
 # A row's own caller, where it checks more than its kind does (shapes, dims, options):
 # row name -> caller
-CALLERS: dict[str, Callable] = {"dot": _dot, "transpose": _transpose}
+CALLERS: dict[str, Callable] = {}
 # Functions that are not one row (cat, split, arange, where over several rows...): name -> caller.
 # The namespaces they live in are in NAMED_SPACES (default: torch and the Tensor method).
 NAMED: dict[str, Callable] = {}

@@ -206,7 +206,7 @@ class Evaluator(Arithmetic, Compound, Binding):
            grad_fn: str | None = None) -> Tensor:
         out = apply(OPS[name], inputs, kw, grad_fn=grad_fn, span=(node.start, node.end),
                     src=self.source)
-        if out.value.dtype.kind == "f" and out.value.dtype != self.dtype and self.repl and \
+        if self.repl and out.value.dtype.kind == "f" and out.value.dtype != self.dtype and \
                 all(t.weak or t.value.dtype.kind in "biu" for t in inputs):
             # integer tensors divided (or times a float): PyTorch's default float dtype
             out.value = out.value.astype(self.dtype)
