@@ -311,6 +311,12 @@ def trace(source: str, bindings: Mapping[str, Any] | None = None, /, *,
     >>> g = trace("(w*x+b)^2", {"w": 3, "x": 2, "b": 1}); g.backward(); g.grads["w"]
     array(28.)
     """
+    if wrt is None and no_grad is None and dtype == "float64" and retain_grad is False \
+            and "bindings" not in more:  # no options (the call that repeats): straight on
+        if bindings is None:
+            return Trace(source, more)
+        if not more:
+            return Trace(source, bindings)
     if bindings is None and isinstance(more.get("bindings"), Mapping):
         bindings = more.pop("bindings")  # (the keyword form of earlier versions)
     merged = dict(bindings or {})

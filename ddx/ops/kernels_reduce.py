@@ -45,7 +45,14 @@ def kept_value(out, shape: tuple, dim, keepdim: bool):
 
 
 def expand(g, shape: tuple, dim, keepdim: bool = False):
-    """A reduced gradient broadcast back over the input's shape."""
+    """A reduced gradient broadcast back over the input's shape (read-only, as
+    np.broadcast_to's): a whole reduction's 0-d float gradient as one number seen at every
+    place, made directly (np.broadcast_to's Python layers cost more than a 10^3-element
+    product)."""
+    if dim is None and type(g) is np.ndarray and not g.ndim and g.dtype.kind == "f":
+        r = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
+        r.flags.writeable = False
+        return r
     return np.broadcast_to(kept(g, shape, dim, keepdim), shape)
 
 
