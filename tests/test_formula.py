@@ -187,6 +187,11 @@ def test_vectors_and_reductions():
         Derivatives("w*x", {"w": "2", "x": "[1, 2]"})
     with pytest.raises(DdxError, match=r"matmul \(A @ v\) mixes elements"):
         Derivatives("sum(A @ v)", {"A": "[[1, 2], [3, 4]]", "v": "[1, 1]"})
+    # the reduced dimension named as the user wrote it (an implicit one as PyTorch chose it)
+    for src, dim in (("sum(sum(A, dim=0))", "0"), ("sum(sum(A, dim=(0, 1)))", r"\(0, 1\)"),
+                     ("softmax(v)[0]", "0")):
+        with pytest.raises(DdxError, match=rf"\) reduces over dim={dim}; formulas are"):
+            Derivatives(src, {"A": "[[1, 2], [3, 4]]", "v": "[1, 1]"})
 
 
 def test_without_sympy_formulas_are_ddxs_own_and_valid(monkeypatch):

@@ -89,8 +89,10 @@ def _run(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor], conditi
         row = OPS[t.op]
         whole = row.name in WHOLE and t.kw.get("dim") is None
         if not row.elementwise and not whole:
+            dim = t.kw.get("dim")
+            dim = dim[0] if isinstance(dim, tuple) and len(dim) == 1 else dim
             why = ("picks elements" if row.name in ("max", "min") else
-                   "reduces over dim=" if t.kw.get("dim") is not None else "mixes elements")
+                   f"reduces over dim={dim}" if dim is not None else "mixes elements")
             raise no_formula(f"{row.shown} ({t.display}) {why}; formulas are written per "
                              "element, for elementwise functions and whole reductions (sum, "
                              "mean, norm, logsumexp, dot)")
