@@ -4,6 +4,7 @@ the Python exception it stands for (PyTorch's own errors are RuntimeErrors)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import (
@@ -27,7 +28,7 @@ class PyException:
 
     @staticmethod
     def of(exc: DdxError) -> PyException:
-        return PyException(python_kind(exc), exc.message, exc)
+        return PyException(python_kind(exc), python_message(exc), exc)
 
     @staticmethod
     def error(kind: str, message: str) -> DdxError:
@@ -66,8 +67,8 @@ def python_kind(exc: DdxError) -> str:
     if kind:
         return kind
     if isinstance(exc, DdxNameError):
-        return "NameError" if exc.message.startswith(("unknown name", "name ")) else \
-            "AttributeError"
+        return "NameError" if exc.message.startswith(("unknown name", "name ",
+                                                      "unknown function")) else "AttributeError"
     if isinstance(exc, DdxTypeError):
         return "AttributeError" if "has no attribute" in exc.message else "TypeError"
     if isinstance(exc, DdxValueError):
@@ -75,6 +76,18 @@ def python_kind(exc: DdxError) -> str:
     if isinstance(exc, DdxShapeError) and "out of" in exc.message and "index" in exc.message:
         return "IndexError"
     return "RuntimeError"
+
+
+_UNKNOWN = re.compile(r"unknown (?:name|function) '([^']*)'")
+
+
+def python_message(exc: DdxError) -> str:
+    """What ``str(e)`` gives in Python: ddx's "unknown name 'x'; did you mean ..." is
+    Python's "name 'x' is not defined" (the suggestion stays in ddx's own report)."""
+    found = _UNKNOWN.match(exc.message)
+    if found and isinstance(exc, DdxNameError):
+        return f"name '{found.group(1)}' is not defined"
+    return exc.message
 
 
 def exception_matches(exc: DdxError, wanted: Any) -> bool:

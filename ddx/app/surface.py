@@ -23,11 +23,13 @@ from . import (
     pyexec,
     pyexpr,
     pyhooks,  # noqa: F401  (registers register_hook)
+    pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,
     pynn,  # (registers torch.nn)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
+    pysetitem,
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
@@ -85,6 +87,7 @@ run_stmt = pyexec.run_stmt
 python_binary = pyvalues.python_binary
 compound = pyexpr.compound
 call_value = pycalls.call_value
+assign_item = pysetitem.assign_item
 
 
 def builtin(name: str, functions) -> Any:

@@ -24,6 +24,8 @@ class Binding:
             return self.set_attr(target, value)
         if target.kind == "tuple":
             return self.unpack(target, value)
+        if target.kind == "index" and self.surface is not None:  # x[mask] = 0, d[k] = v
+            return self.surface.assign_item(self, target, value)
         if target.kind != "name":
             raise DdxTypeError("can only assign to a name or an attribute (x.requires_grad = true)",
                                start=target.start, end=target.end)

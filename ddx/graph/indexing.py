@@ -11,8 +11,8 @@ import numpy as np
 from ..errors import DdxShapeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
 from ..limits import short_int
-from .tensor import Tensor
-from .values import type_name
+from .tensor import Function, Tensor
+from .values import py_type, type_name
 
 
 def index(ev, node: Ast, values: list) -> Any:
@@ -24,7 +24,9 @@ def index(ev, node: Ast, values: list) -> Any:
         return base.py_getitem(_slice(ev, node, sub, values[1:]) if isinstance(sub, tuple)
                                else values[1])
     if not isinstance(base, Tensor) or base.weak:
-        raise DdxTypeError(f"cannot index {type_name(base)}", start=node.pos, end=node.pos + 1)
+        kind = base.name if isinstance(base, Function) else py_type(base)  # Python's words
+        raise DdxTypeError(f"'{kind}' object is not subscriptable", start=node.pos,
+                           end=node.pos + 1)
     items = _resolve(ev, node, values[1:])
     ndim = base.value.ndim
     used = sum(_width(item) for item in items)

@@ -1,0 +1,160 @@
+"""Tensor methods that change a tensor in place, as PyTorch's ``x.add_(y, alpha=)``,
+``x.mul_(2)``, ``x.clamp_(min=0)``, ``x.cos_()``, ``x.copy_(y)``, ``x.fill_(v)``: each is the
+out-of-place op, then
+
+- with nothing to record (grad mode off, or no input requires grad): the values are written
+  into the tensor, cast to its dtype (PyTorch's "result type Float can't be cast to the
+  desired output type Long" for a float result in an integer tensor), so every name that
+  holds it sees the change;
+- recorded (grad mode on and an input requires grad): refused on a leaf that requires grad
+  (PyTorch's "a leaf Variable that requires grad is being used in an in-place operation."),
+  else the result is the tensor's new node, bound to the receiver's name, as augmented
+  assignment does (``y.cos_()`` leaves ``y`` with grad_fn CosBackward0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxTypeError
+from ..graph import record
+from ..graph.tensor import Tensor
+from .methods import check_in_place
+from .pyvalues import bind_name, torch_type_name
+
+UNARY = ("abs", "neg", "negative", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+         "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh",
+         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "sqrt", "rsqrt",
+         "reciprocal", "floor", "ceil", "round", "trunc", "frac", "sign", "square", "erf",
+         "erfc", "deg2rad", "rad2deg", "nan_to_num")
+BINARY = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow",
+          "clamp", "clip", "clamp_min", "clamp_max", "masked_fill", "fmod", "remainder",
+          "addcmul", "addcdiv", "lerp", "hypot", "atan2", "maximum", "minimum", "xlogy")
+
+
+def _requires(ev, t: Tensor, args: list, kw: dict) -> bool:
+    if not record.GRAD_MODE.enabled:
+        return False
+    return t.requires_grad or any(isinstance(a, Tensor) and a.requires_grad
+                                  for a in (*args, *kw.values()))
+
+
+def write(ev, t: Tensor, new: Any) -> Tensor:
+    """Write ``new`` into ``t``'s values (broadcast to its shape, cast to its dtype)."""
+    new = np.asarray(new)
+    old = t.value
+    if old.dtype.kind in "iub" and new.dtype.kind == "f":
+        raise DdxRuntimeError(f"result type Float can't be cast to the desired output type "
+                              f"{torch_type_name(old.dtype)}")
+    try:
+        shape = np.broadcast_shapes(old.shape, new.shape)
+    except ValueError:
+        shape = None
+    if shape != old.shape:
+        got = list(shape) if shape is not None else list(new.shape)
+        raise DdxRuntimeError(f"output with shape {list(old.shape)} doesn't match the "
+                              f"broadcast shape {got}")
+    if ev.journal is not None:
+        ev.journal.overwrite(old)
+    if not old.flags.writeable:
+        t.value = old = np.array(old)
+    old[...] = new
+    return t
+
+
+def _rebind(ev, node, t: Tensor, result: Any, base=None) -> Any:
+    base = base if base is not None else node.kids[0] if node.kids else None
+    if base is None or base.kind != "name":
+        raise DdxRuntimeError(f"{node.value}() on a tensor that requires grad is recorded by ddx "
+                              "only on a name (write y = y." + node.value[:-1] + "(...))")
+    bind_name(ev, base.value, result)
+    return result
+
+
+def in_place(name: str):
+    """The method ``name + '_'``: the op ``name`` computed, then written or recorded."""
+
+    def method(ev, node, t: Tensor, args: list, kw: dict, base=None) -> Any:
+        fn = ev.functions.get(name)
+        if fn is None:
+            raise DdxTypeError(f"'Tensor.{name}_' is not supported by ddx", start=node.pos,
+                               end=node.end)
+        if _requires(ev, t, args, kw):
+            check_in_place(t)
+            return _rebind(ev, node, t, fn(ev, node, [t, *args], kw), base)
+        saved = record.GRAD_MODE.enabled
+        record.GRAD_MODE.enabled = False
+        try:
+            result = fn(ev, node, [t, *args], kw)
+        finally:
+            record.GRAD_MODE.enabled = saved
+        return write(ev, t, result.value if isinstance(result, Tensor) else result)
+
+    return method
+
+
+def m_copy_(ev, node, t: Tensor, args: list, kw: dict) -> Any:
+    src = args[0] if args else kw.get("src")
+    if src is None or len(args) > 2:
+        raise DdxTypeError("copy_() takes a source tensor: x.copy_(src)", start=node.pos,
+                           end=node.end)
+    if _requires(ev, t, [src], {}):
+        check_in_place(t)
+        if isinstance(src, Tensor) and src.requires_grad and t.value.shape == src.value.shape \
+                and t.value.dtype == src.value.dtype:
+            return _rebind(ev, node, t, ev.functions["clone"](ev, node, [src], {}))
+        raise DdxRuntimeError("copy_() recorded for autograd is supported by ddx only from a "
+                              "tensor of the same shape and dtype")
+    value = src.value if isinstance(src, Tensor) else np.asarray(src)
+    if t.value.dtype.kind in "iub" and value.dtype.kind == "f":
+        value = np.trunc(value)  # copy_ casts (as .to(dtype)), it never refuses
+    return write(ev, t, value.astype(t.value.dtype))
+
+
+def m_fill_(ev, node, t: Tensor, args: list, kw: dict) -> Any:
+    if len(args) != 1:
+        raise DdxTypeError("fill_() takes one value: x.fill_(value)", start=node.pos, end=node.end)
+    if _requires(ev, t, args, {}):
+        check_in_place(t)
+        raise DdxRuntimeError("fill_() on a tensor that requires grad is not supported by ddx")
+    v = args[0]
+    value = v.value if isinstance(v, Tensor) else np.asarray(v)
+    if value.ndim:
+        raise DdxRuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                              f"with {value.ndim} dimensions.")
+    return write(ev, t, value.astype(t.value.dtype))
+
+
+METHODS = {**{f"{n}_": in_place(n) for n in (*UNARY, *BINARY)},
+           "copy_": m_copy_, "fill_": m_fill_}
+
+
+def _torch_in_place(name: str):
+    """``torch.sin_(x)``: x.sin_() (the tensor is the call's first argument)."""
+    method = METHODS[name]
+
+    def fn(ev, node, args: list, kw: dict) -> Any:
+        if not args or not isinstance(args[0], Tensor) or args[0].weak:
+            raise DdxTypeError(f"{name}(): argument 'input' must be Tensor", start=node.pos,
+                               end=node.end)
+        return method(ev, node, args[0], list(args[1:]), kw,
+                      base=node.kids[1] if len(node.kids) > 1 else None)
+
+    return fn
+
+
+def register() -> None:
+    from .methods import TENSOR_METHODS
+    from .pymodules import EXTRA, Native
+
+    for name, fn in METHODS.items():
+        TENSOR_METHODS.setdefault(name, fn)
+    for name in (*UNARY, "clamp"):
+        if name not in ("negative", "arcsin", "arccos", "arctan", "nan_to_num"):
+            EXTRA["torch"].setdefault(f"{name}_", Native(f"{name}_", _torch_in_place(f"{name}_")))
+
+
+register()
+
+__all__ = ["METHODS", "write"]
