@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from .kernels_erf import erf, erfc  # noqa: F401 - (numpy has none: math.erf's, on arrays)
+
 SQRT1_2 = math.sqrt(0.5)
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
@@ -60,22 +62,6 @@ def sigmoid(a):
     # Split by sign so exp never overflows.
     e = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
-
-
-def _per_element(fn, a):
-    """A math function per element, in the input's dtype (numpy has no erf)."""
-    arr = np.asarray(a)
-    flat = [fn(v) for v in arr.reshape(-1).tolist()]
-    return np.array(flat, dtype=arr.dtype if arr.dtype.kind == "f" else np.float64
-                    ).reshape(arr.shape)
-
-
-def erf(a):
-    return _per_element(math.erf, a)
-
-
-def erfc(a):
-    return _per_element(math.erfc, a)
 
 
 def rule_sigmoid(a):
