@@ -1,45 +1,27 @@
-"""PyTorch's CPU sum, bit for bit: the order in which ATen adds a float32 or float64 sum.
+"""PyTorch's CPU sum and mean, bit for bit: the order in which ATen adds float32 and float64.
 
 ATen's cascade_sum (aten/src/ATen/native/cpu/SumKernel.cpp) runs over a TensorIterator: the
-dimensions reordered (reduced ones first, then by strides) and coalesced, a 2-D loop over
-the first two and the rest counted outside it. In the loop a contiguous reduced row is read
-as vectors of 32 bytes (see vector_bytes): row_sum of vectors, 4 at a time, then the tail,
-then the lanes; a contiguous kept dimension as columns of 4 vectors (multi_row_sum);
-anything else as scalars. multi_row_sum adds rows one after another into four levels of
-accumulators, flushing a level every 2**level_power rows. Above GRAIN_SIZE elements with
-more than one thread, a sum to one number is split into one range per thread
-(two_pass_reduction) and other sums along their outermost kept dimension
-(parallel_dim_reduction). The accumulator is the dtype itself (acc_type of float is float).
-
-Here the same additions are made with numpy, vectorised: reductions along a middle axis of
-an array whose last axis holds independent lanes, which numpy adds one row after another
-(only an innermost reduced axis is summed pairwise, and none is here)."""
+dimensions reordered (reduced ones first, then by strides, the output's first) and
+coalesced; a 2-D loop (kernels_sumloop.py) over the first two dims, the others counted
+outside it. Above GRAIN_SIZE elements with more than one thread, a sum to one number is
+split into one range per thread (two_pass_reduction) and other sums along their outermost
+kept dimension (parallel_dim_reduction); torch's CPU mean is that sum divided by the count
+(mean_out). Arrays numpy strides like torch's (views, broadcasts) are summed as torch sums
+those; torch has no negative strides, so such arrays are summed as the copy torch's flip
+makes."""
 
 from __future__ import annotations
 
-import math
 import os
-import platform
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .kernels_sumloop import add_into, inner_vectorized, loop, vector_bytes
+
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
-ILP = 4  # row_sum's ilp_factor, and vectorized/scalar_outer_sum's nrows
-LEVELS = 4  # multi_row_sum's num_levels
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_CACHE: dict[str, int] = {}
-
-
-def vector_bytes() -> int:
-    """Vectorized<T>'s width in the sum kernel: 32 bytes on x86 (8 floats, 4 doubles). Torch
-    picks AVX512 on a CPU that has it, but sum_stub has no AVX512 kernel, so DispatchStub
-    runs the AVX2 one, and the default kernels' vectors are 32 bytes too (checked against
-    torch 2.13 under ATEN_CPU_CAPABILITY=avx512, avx2 and default). ARM's NEON vectors hold
-    16 bytes."""
-    if "width" not in _CACHE:
-        _CACHE["width"] = 16 if platform.machine().lower() in ("aarch64", "arm64") else 32
-    return _CACHE["width"]
+_THREADS: list[int] = []
 
 
 def _physical_cores() -> int:
@@ -61,7 +43,7 @@ def _physical_cores() -> int:
 def threads() -> int:
     """at::get_num_threads() as torch starts: MKL_NUM_THREADS, else OMP_NUM_THREADS, else
     the physical cores (mkl_get_max_threads), no more than the CPUs this process may use."""
-    if "threads" not in _CACHE:
+    if not _THREADS:
         n = 0
         for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
             head = os.environ.get(var, "").split(",")[0].strip()
@@ -74,132 +56,8 @@ def threads() -> int:
             except (AttributeError, OSError):
                 usable = os.cpu_count() or 1
             n = min(_physical_cores() or usable, usable)
-        _CACHE["threads"] = max(1, n)
-    return _CACHE["threads"]
-
-
-# --- the additions ------------------------------------------------------------------------------
-def _chain(x: np.ndarray) -> np.ndarray:
-    """x (..., n, lanes) summed over its rows one after another: ((x0 + x1) + x2) + ..."""
-    n = x.shape[-2]
-    if n == 0:
-        return np.zeros(x.shape[:-2] + x.shape[-1:], x.dtype)
-    if n <= 8:
-        acc = x[..., 0, :]
-        for k in range(1, n):
-            acc = acc + x[..., k, :]
-        return acc
-    if math.prod(x.shape[:-2]) * x.shape[-1] == 1:  # (one lane: numpy would add pairwise)
-        return np.add.accumulate(x, axis=-2)[..., -1, :]
-    return np.add.reduce(x, axis=-2)
-
-
-def _ceil_log2(n: int) -> int:
-    return 1 if n <= 2 else (n - 1).bit_length()
-
-
-def _multi_row(x: np.ndarray) -> np.ndarray:
-    """multi_row_sum: x (..., size, lanes) over its rows, every lane apart. Rows go one after
-    another into acc[0]; every `step` rows acc[0] is added into acc[1], every step**2 acc[1]
-    into acc[2], every step**3 acc[2] into acc[3]; the rows left over after the last whole
-    step go into acc[0], and the result is ((acc[0] + acc[1]) + acc[2]) + acc[3]."""
-    size = x.shape[-2]
-    lead, lanes = x.shape[:-2], x.shape[-1]
-    step = 1 << max(4, _ceil_log2(size) // LEVELS)
-    chunks = size // step
-    total = _chain(x[..., chunks * step:, :])
-    if not chunks:
-        return total
-    sums = _chain(x[..., :chunks * step, :].reshape(lead + (chunks, step, lanes)))
-    for _ in range(LEVELS - 2):  # acc[1], acc[2]: what their last, partial group holds
-        groups = sums.shape[-2] // step
-        total = total + _chain(sums[..., groups * step:, :])
-        sums = _chain(sums[..., :groups * step, :].reshape(lead + (groups, step, lanes)))
-    return total + _chain(sums)
-
-
-def _row(x: np.ndarray) -> np.ndarray:
-    """row_sum: x (..., size, lanes) as (-1, 4) rows of partial sums (multi_row_sum), then the
-    last size % 4 elements into the first partial sum, then the other three into it."""
-    size = x.shape[-2]
-    lead, lanes = x.shape[:-2], x.shape[-1]
-    q = size // ILP
-    if q:
-        parts = _multi_row(x[..., :q * ILP, :].reshape(lead + (q, ILP * lanes)))
-        parts = parts.reshape(lead + (ILP, lanes))
-        acc = parts[..., 0, :]
-    else:
-        acc = np.zeros(lead + (lanes,), x.dtype)
-    for i in range(q * ILP, size):
-        acc = acc + x[..., i, :]
-    if q:
-        for k in range(1, ILP):
-            acc = acc + parts[..., k, :]
-    return acc
-
-
-def _inner_vectorized(x: np.ndarray, width: int) -> np.ndarray:
-    """vectorized_inner_sum: rows x (..., n) contiguous: row_sum over whole vectors, then the
-    elements past them one by one from zero, then the vector's lanes in order."""
-    n = x.shape[-1]
-    v = n // width
-    vec = _row(x[..., :v * width].reshape(x.shape[:-1] + (v, width)))
-    acc = np.zeros(x.shape[:-1], x.dtype)
-    for k in range(v * width, n):
-        acc = acc + x[..., k]
-    for k in range(width):
-        acc = acc + vec[..., k]
-    return acc
-
-
-def _outer(y: np.ndarray, group: int) -> np.ndarray:
-    """vectorized/scalar_outer_sum: y (..., rows, cols): whole groups of `group` columns by
-    multi_row_sum, the columns left by row_sum (row_sum of vectors adds each lane as row_sum
-    of scalars would)."""
-    cols = y.shape[-1]
-    m = cols // group * group
-    if m == cols:
-        return _multi_row(y)
-    if not m:
-        return _row(y)
-    return np.concatenate([_multi_row(y[..., :m]), _row(y[..., m:])], axis=-1)
-
-
-def _loop(x, s0, s1, o0, o1):
-    """One call of cascade_sum's 2-D loop on x (..., size1, size0) with input strides s0, s1
-    and output strides o0, o1 (bytes): what it adds into the output, as (values, the output
-    strides of their last axes)."""
-    if o0 != 0 and o1 == 0:  # (move the reduction to be the first dim)
-        x, s0, s1, o0, o1 = np.swapaxes(x, -1, -2), s1, s0, o1, o0
-    if o0 != 0:  # not a reduction: out += in, element by element
-        return x, [o1, o0]
-    size1, size0 = x.shape[-2], x.shape[-1]
-    item = x.itemsize
-    width = vector_bytes() // item
-    if s0 == item and size0 >= width:
-        r = _inner_vectorized(x, width)
-    elif s1 == item and size1 >= width:
-        r = _outer(np.swapaxes(x, -1, -2), ILP * width)
-    elif s0 < s1:
-        r = _row(x[..., None])[..., 0]
-    else:
-        r = _outer(np.swapaxes(x, -1, -2), ILP)
-    return r, [o1]
-
-
-def _add_into(out, r, ostrides):
-    """out (zeros, through a strided view) += r's values in iteration order: the values that
-    fall on one output element (output stride 0) are added one after another, in C order."""
-    red = [k for k, o in enumerate(ostrides) if o == 0]
-    kept = [k for k, o in enumerate(ostrides) if o != 0]
-    kshape = tuple(r.shape[k] for k in kept)
-    count = math.prod(r.shape[k] for k in red)
-    rt = np.transpose(r, red + kept).reshape((count, math.prod(kshape)))
-    if count > 8:
-        rt = np.ascontiguousarray(rt)  # (the lanes innermost, so numpy adds row after row)
-    total = _chain(rt)
-    view = as_strided(out, kshape, tuple(ostrides[k] for k in kept))
-    view += total.reshape(kshape)
+        _THREADS.append(max(1, n))
+    return _THREADS[0]
 
 
 def _shift(a: np.ndarray, stride: int, count: int) -> np.ndarray:
@@ -220,8 +78,8 @@ def _serial(xb, ob, shape, istr, ostr):
     if nd == 1:
         shape, istr, ostr = shape + [1], istr + [0], ostr + [0]
     x = _view(xb, shape, istr)
-    r, tail = _loop(x, istr[0], istr[1], ostr[0], ostr[1])
-    _add_into(ob, r, list(reversed(ostr[2:])) + tail)
+    r, tail = loop(x, istr[0], istr[1], ostr[0], ostr[1])
+    add_into(ob, r, list(reversed(ostr[2:])) + tail)
 
 
 def _blocks(shape, begin, end):
@@ -250,24 +108,20 @@ def _blocks(shape, begin, end):
 
 
 def _range_sum(xb, shape, istr, begin, end, dtype):
-    """What one thread of two_pass_reduction adds into its slot of the buffer (from zero)."""
-    acc = np.zeros((), dtype)
-    if len(shape) == 1:
-        x = _shift(xb, istr[0], begin)
-        r, tail = _loop(as_strided(x, (1, end - begin), (0, istr[0])), istr[0], 0, 0, 0)
-        out = np.zeros(1, dtype)
-        _add_into(out, r, tail)
-        return acc + out[0]
+    """What one thread of two_pass_reduction adds into its slot of the buffer (from zero):
+    serial_for_each over [begin, end), 2-D step by 2-D step."""
     out = np.zeros(1, dtype)
-    for values, n0, n1 in _blocks(shape, begin, end):
+    steps = [([begin], end - begin, 1)] if len(shape) == 1 else _blocks(shape, begin, end)
+    for values, n0, n1 in steps:
         x = xb
         for v, s in zip(values, istr):
             x = _shift(x, s, v)
         part = np.zeros(1, dtype)
-        r, tail = _loop(as_strided(x, (n1, n0), (istr[1], istr[0])), istr[0], istr[1], 0, 0)
-        _add_into(part, r, tail)
-        out[0] = out[0] + part[0]
-    return acc + out[0]
+        s1 = istr[1] if len(shape) > 1 else 0
+        r, tail = loop(as_strided(x, (n1, n0), (s1, istr[0])), istr[0], s1, 0, 0)
+        add_into(part, r, tail)
+        out += part
+    return out[0]
 
 
 def _iterator(a: np.ndarray, axes: tuple[int, ...], out: np.ndarray):
@@ -336,31 +190,53 @@ def _iterator(a: np.ndarray, axes: tuple[int, ...], out: np.ndarray):
 def torch_sum(a, dim=None, keepdim: bool = False):
     """torch.sum(a, dim, keepdim) for a float32/float64 array, in ATen's CPU order of
     additions; other arrays (ints, bools, dual numbers, formulas) by np.sum. ``dim`` is
-    None (everything) or a tuple of non-negative axes."""
+    None (everything) or a tuple of non-negative axes. A 0-d result is a numpy scalar, as
+    np.sum gives."""
     if type(a) is not np.ndarray or a.dtype not in FLOATS:
         return np.sum(a, axis=dim, keepdims=keepdim)
     nd = a.ndim
     axes = tuple(range(nd)) if dim is None else tuple(sorted(set(dim)))
-    shape_kept = tuple(n for d, n in enumerate(a.shape) if d not in axes)
+    if len(axes) == nd and not keepdim and a.flags.c_contiguous and 0 < a.size < GRAIN_SIZE:
+        return _flat(a.reshape(-1))  # (the common case: the iterator is one contiguous dim)
+    kept = tuple(n for d, n in enumerate(a.shape) if d not in axes)
     shape_out = tuple(1 if d in axes else n for d, n in enumerate(a.shape)) if keepdim \
-        else shape_kept
-    out = np.zeros(shape_kept, a.dtype)
-    if a.size == 0:
-        return out.reshape(shape_out)
-    if nd == 0:
-        return (a + out).reshape(shape_out)
-    if any(s < 0 for s in a.strides):
-        a = np.ascontiguousarray(a)  # (PyTorch has no negative strides: its flip copies)
-    shape, istr, ostr = _iterator(a, axes, out)
-    numel = a.size
-    nthreads = threads()
-    if numel < GRAIN_SIZE or nthreads == 1:
-        _serial(a, out, shape, istr, ostr)
-    elif out.size == 1:
-        _two_pass(a, out, shape, istr, nthreads)
-    else:
-        _parallel_dim(a, out, shape, istr, ostr, nthreads)
-    return out.reshape(shape_out)
+        else kept
+    out = np.zeros(kept, a.dtype)
+    if a.size and nd:
+        if any(s < 0 for s in a.strides):
+            a = np.ascontiguousarray(a)  # (PyTorch has no negative strides: its flip copies)
+        shape, istr, ostr = _iterator(a, axes, out)
+        nthreads = threads()
+        if a.size < GRAIN_SIZE or nthreads == 1:
+            _serial(a, out, shape, istr, ostr)
+        elif out.size == 1:
+            _two_pass(a, out, shape, istr, nthreads)
+        else:
+            _parallel_dim(a, out, shape, istr, ostr, nthreads)
+    elif a.size:
+        out = out + a
+    out = out.reshape(shape_out)
+    return out[()] if not out.ndim else out
+
+
+def torch_mean(a, dim=None, keepdim: bool = False):
+    """torch.mean on CPU (mean_out): the sum above, divided by the count in the dtype."""
+    if type(a) is not np.ndarray or a.dtype not in FLOATS:
+        return np.mean(a, axis=dim, keepdims=keepdim)
+    axes = range(a.ndim) if dim is None else dim
+    count = 1
+    for d in axes:
+        count *= a.shape[d]
+    return torch_sum(a, dim, keepdim) / a.dtype.type(count)
+
+
+def _flat(x: np.ndarray):
+    """The sum of a contiguous 1-D array of fewer than GRAIN_SIZE elements."""
+    width = vector_bytes() // x.itemsize
+    if x.size >= width:
+        return inner_vectorized(x, width) + x.dtype.type(0)
+    r, _ = loop(x.reshape(1, -1), x.itemsize, 0, 0, 0)
+    return r[0] + x.dtype.type(0)
 
 
 def _split(n: int, nthreads: int, grain: int):
