@@ -8,8 +8,9 @@ out-of-place op, then
   holds it sees the change;
 - recorded (grad mode on and an input requires grad): refused on a leaf that requires grad
   (PyTorch's "a leaf Variable that requires grad is being used in an in-place operation."),
-  else the result is the tensor's new node, bound to the receiver's name, as augmented
-  assignment does (``y.cos_()`` leaves ``y`` with grad_fn CosBackward0)."""
+  else the result is the tensor's new node, bound to every name that held the tensor
+  (``y.cos_()`` leaves ``y`` with grad_fn CosBackward0; graphs already built from ``y`` keep
+  its old node, as PyTorch's do)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from .methods import check_in_place
-from .pyvalues import bind_name, torch_type_name
+from .pyvalues import torch_type_name
 
 UNARY = ("abs", "neg", "negative", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
          "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh",
@@ -63,26 +64,38 @@ def write(ev, t: Tensor, new: Any) -> Tensor:
     return t
 
 
-def _rebind(ev, node, t: Tensor, result: Any, base=None) -> Any:
-    base = base if base is not None else node.kids[0] if node.kids else None
-    if base is None or base.kind != "name":
-        raise DdxRuntimeError(f"{node.value}() on a tensor that requires grad is recorded by ddx "
-                              "only on a name (write y = y." + node.value[:-1] + "(...))")
-    bind_name(ev, base.value, result)
+def _rebind(ev, node, t: Tensor, result: Any) -> Any:
+    """Every name that holds ``t`` (in this scope and the enclosing ones) now holds the
+    recorded result, as every alias of an in-place changed tensor sees the change."""
+    found = False
+    env = ev.env
+    while env is not None:
+        for name, value in list(dict.items(env)):
+            if value is t:
+                found = True
+                if ev.journal is not None:
+                    ev.journal.bind(env, name, result)
+                else:
+                    dict.__setitem__(env, name, result)
+        env = getattr(env, "outer", None)
+    if not found:
+        op = node.value if node.value.endswith("_") else "this in-place op"
+        raise DdxRuntimeError(f"{op}() on a tensor that requires grad is recorded by ddx only "
+                              "on a tensor a name holds (write y = y." + op[:-1] + "(...))")
     return result
 
 
 def in_place(name: str):
     """The method ``name + '_'``: the op ``name`` computed, then written or recorded."""
 
-    def method(ev, node, t: Tensor, args: list, kw: dict, base=None) -> Any:
+    def method(ev, node, t: Tensor, args: list, kw: dict) -> Any:
         fn = ev.functions.get(name)
         if fn is None:
             raise DdxTypeError(f"'Tensor.{name}_' is not supported by ddx", start=node.pos,
                                end=node.end)
         if _requires(ev, t, args, kw):
             check_in_place(t)
-            return _rebind(ev, node, t, fn(ev, node, [t, *args], kw), base)
+            return _rebind(ev, node, t, fn(ev, node, [t, *args], kw))
         saved = record.GRAD_MODE.enabled
         record.GRAD_MODE.enabled = False
         try:
@@ -138,8 +151,7 @@ def _torch_in_place(name: str):
         if not args or not isinstance(args[0], Tensor) or args[0].weak:
             raise DdxTypeError(f"{name}(): argument 'input' must be Tensor", start=node.pos,
                                end=node.end)
-        return method(ev, node, args[0], list(args[1:]), kw,
-                      base=node.kids[1] if len(node.kids) > 1 else None)
+        return method(ev, node, args[0], list(args[1:]), kw)
 
     return fn
 

@@ -19,6 +19,8 @@ from . import (
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
+    pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
+    pycontext,
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
     pyexec,
     pyexpr,
@@ -88,6 +90,7 @@ python_binary = pyvalues.python_binary
 compound = pyexpr.compound
 call_value = pycalls.call_value
 assign_item = pysetitem.assign_item
+run_with = pycontext.run_with
 
 
 def builtin(name: str, functions) -> Any:
@@ -157,6 +160,10 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             return obj.variable
         if name.startswith("_saved_") and isinstance(obj, Function):
             got = pysaved.saved(obj, name)
+            if got is not NotImplemented:
+                return got
+        if name.startswith("_raw_saved_") and isinstance(obj, Function):
+            got = pycontext.raw_saved(obj, name)
             if got is not NotImplemented:
                 return got
         raise _no_attr(node, f"'{obj.name}' object", ["next_functions", "name"] +

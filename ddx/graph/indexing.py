@@ -31,8 +31,15 @@ def index(ev, node: Ast, values: list) -> Any:
     ndim = base.value.ndim
     used = sum(_width(item) for item in items)
     if used > ndim:
-        raise DdxShapeError(f"too many indices for tensor of dimension {ndim}",
-                            start=node.pos, end=node.end)
+        first = items[0][0]
+        text = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                if ndim == 0 and first == "int" else "slice() cannot be applied to a 0-dim "
+                "tensor." if ndim == 0 and first == "slice" else
+                f"too many indices for tensor of dimension {ndim}")
+        exc = DdxShapeError(text, start=node.pos, end=node.end)
+        exc.python_kind = "IndexError"
+        raise exc
     expanded = []
     for item in items:  # ``...``: as many full slices as the dimensions not indexed
         if item[0] == "ellipsis":

@@ -137,6 +137,8 @@ class Evaluator(Arithmetic, Compound, Binding):
             return self.surface.run_stmt(self, stmt)
         if stmt.kind == "with":
             ctx = self.evaluate(stmt.value)
+            if self.surface is not None and hasattr(ctx, "py_enter"):  # profiler, hooks
+                return self.surface.run_with(self, stmt, ctx)
             enabled = getattr(ctx, "grad_enabled", None)
             if enabled is None:
                 raise DdxTypeError("'with' takes no_grad (or torch.no_grad(), enable_grad(), "

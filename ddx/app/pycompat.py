@@ -1,0 +1,118 @@
+"""What older and newer editions of the tutorials call, as PyTorch 2.13 on a CPU answers it:
+``torch.accelerator`` (no accelerator: ``is_available()`` is False), ``torch.autograd.Variable``
+(a tensor, as since PyTorch 0.4), ``torch.FloatTensor([...])`` / ``DoubleTensor`` /
+``LongTensor``, the losses' legacy ``size_average=``/``reduce=`` (PyTorch's deprecation warning,
+then the reduction they mean) and ``nn.DataParallel`` (on a CPU it calls the module it wraps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import DdxTypeError
+from ..graph.tensor import Tensor
+from ..graph.values import DType
+from .methods import detach
+from .pymodules import EXTRA, Native, PyModule
+from .pynn import LOSSES, Builtin, is_module
+
+LEGACY_WARNING = ("size_average and reduce args will be deprecated, please use "
+                  "reduction='{}' instead.")
+
+ACCELERATOR = PyModule("torch.accelerator", {
+    "is_available": Native("is_available", lambda ev, node, args, kw: False),
+    "current_accelerator": Native("current_accelerator", lambda ev, node, args, kw: None),
+    "device_count": Native("device_count",
+                           lambda ev, node, args, kw: Tensor(np.asarray(0), weak=True)),
+})
+
+
+def _variable(ev, node, args: list, kw: dict) -> Any:
+    """Variable(t, requires_grad=False): the tensor itself, or a new leaf on its values."""
+    if len(args) != 1 or not isinstance(args[0], Tensor) or args[0].weak:
+        raise DdxTypeError("Variable data has to be a tensor", start=node.pos, end=node.end)
+    flag = kw.get("requires_grad", (False,))[0]
+    t = args[0]
+    if not flag:
+        return t
+    out = detach(ev, node, t)
+    out.set_requires_grad(bool(flag.value.item() if isinstance(flag, Tensor) else flag))
+    return out
+
+
+def _typed_tensor(dtype) -> Native:
+    """torch.FloatTensor([0.1, 1.0]): tensor(data, dtype=...); ddx takes data, not sizes
+    (PyTorch's FloatTensor(2, 3) is uninitialised memory)."""
+
+    def make(ev, node, args: list, kw: dict) -> Any:
+        if len(args) != 1 or kw or not isinstance(args[0], (list, tuple, Tensor)) or \
+                isinstance(args[0], Tensor) and args[0].weak:
+            raise DdxTypeError("ddx's legacy tensor constructors take data: torch.FloatTensor("
+                               "[1.0, 2.0]); for a shape use torch.zeros(...)",
+                               start=node.pos, end=node.end)
+        return ev.functions["tensor"](ev, node, [args[0]], {"dtype": (DType(dtype), node.pos)})
+
+    return Native(f"{np.dtype(dtype).name}_tensor", make)
+
+
+def _legacy_loss(make: Native) -> Native:
+    """nn.MSELoss(size_average=False): reduction 'sum', with PyTorch's warning."""
+
+    def loss(ev, node, args: list, kw: dict) -> Any:
+        if "size_average" in kw or "reduce" in kw:
+            kw = dict(kw)
+            size_average = kw.pop("size_average", (None,))[0]
+            reduce = kw.pop("reduce", (None,))[0]
+            size_average = True if size_average is None else _flag(size_average)
+            reduce = True if reduce is None else _flag(reduce)
+            reduction = "none" if not reduce else "mean" if size_average else "sum"
+            ev.warnings.append(LEGACY_WARNING.format(reduction))
+            kw = {**kw, "reduction": (reduction, node.pos)}
+        return make.fn(ev, node, args, kw)
+
+    return Native(make.name, loss)
+
+
+def _flag(v: Any) -> bool:
+    return bool(v.value.item()) if isinstance(v, Tensor) else bool(v)
+
+
+class DataParallel(Builtin):
+    """nn.DataParallel(module) with no GPU: forward is the module's own."""
+
+    kind = "DataParallel"
+
+    def __init__(self, module: Any) -> None:
+        super().__init__()
+        self.state["module"] = module
+
+    def forward(self, ev, node, args, kw):
+        from .pycalls import call_value
+
+        return call_value(ev, node, self.state["module"], list(args),
+                          {k: v for k, v in kw.items()})
+
+
+def _data_parallel(ev, node, args: list, kw: dict) -> Any:
+    if not args or not is_module(args[0]):
+        raise DdxTypeError("DataParallel wraps a Module: nn.DataParallel(model)", start=node.pos,
+                           end=node.end)
+    return DataParallel(args[0])
+
+
+def register() -> None:
+    EXTRA["torch"].setdefault("accelerator", ACCELERATOR)
+    for name, dtype in (("FloatTensor", np.float32), ("DoubleTensor", np.float64),
+                        ("LongTensor", np.int64)):
+        EXTRA["torch"].setdefault(name, _typed_tensor(dtype))
+    EXTRA["torch.autograd"].setdefault("Variable", Native("Variable", _variable))
+    nn = EXTRA["torch.nn"]
+    for kind in LOSSES:
+        nn[kind] = _legacy_loss(nn[kind])
+    nn.setdefault("DataParallel", Native("DataParallel", _data_parallel))
+
+
+register()
+
+__all__ = ["ACCELERATOR", "DataParallel"]
