@@ -161,11 +161,14 @@ class ParquetWriter:
 
     def write(self, block, columns: list[np.ndarray]) -> None:
         pa = self.pa
-        mask = None
+        valid = None
         if block.bad:
-            mask = np.zeros(block.n, dtype=bool)
-            mask[list(block.bad)] = True
-        arrays = [pa.array(np.asarray(c, dtype=np.float64), mask=mask) for c in columns]
+            ok = np.ones(block.n, dtype=bool)
+            ok[list(block.bad)] = False
+            valid = pa.py_buffer(np.packbits(ok, bitorder="little"))
+        # Arrow arrays on the numpy buffers, no copy (pa.array would import pandas: 0.3 s)
+        arrays = [pa.Array.from_buffers(pa.float64(), block.n, [valid, pa.py_buffer(
+            np.ascontiguousarray(c, dtype=np.float64))]) for c in columns]
         table = pa.Table.from_arrays(arrays, names=self.names)
         if self.kept:
             kept = block.kept.to_arrow()

@@ -124,24 +124,29 @@ class DataJob:
         from . import colwrite
         from .columnar import polars
 
-        writer = colwrite.WRITERS[self.fmt_out](polars(), out, ["value"] +
-                                                [f"d_{n}" for n in names], kept)
+        pl = polars() if self.fmt_out != "parquet" or kept else None  # (Parquet: Arrow alone)
+        writer = colwrite.WRITERS[self.fmt_out](pl, out, ["value"] + [f"d_{n}" for n in names],
+                                                kept)
+        from .overlap import WriteBehind
+
         run = self.run
         chunks = ahead(source.chunks())
+        behind = WriteBehind(writer)  # (read, compute and write overlap, on three threads)
         try:
             for chunk in chunks:
                 with np.errstate(all="ignore"):
                     value, grads = run.compute(chunk)
                 for i, why in sorted(chunk.bad.items()):
                     report(f"row {chunk.first + i}: {why}")
-                writer.write(chunk, [value] + [grads[n] for n in names])
+                behind.write(chunk, [value] + [grads[n] for n in names])
                 run.rows += chunk.n
                 run.bad_rows += len(chunk.bad)
                 if progress is not None:
                     progress(chunk.n)
+            behind.close()
         finally:
+            behind.drop()
             chunks.close()
-        writer.close()
         return run
 
     def open(self):
