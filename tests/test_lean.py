@@ -18,6 +18,7 @@ from ddx.app.api import Trace
 from ddx.errors import DdxError
 from ddx.lang import syntax
 from ddx.lang.syntax import parse
+from ddx.ops.kernels_sum import torch_sum
 from ddx.replay import parallel
 from ddx.replay import reuse as reuse_module
 from ddx.replay.cache import TEMPLATES
@@ -281,20 +282,17 @@ def test_a_compiled_templates_json_is_what_json_dumps_writes(text, bindings):
 
 @pytest.mark.parametrize("n", [1, 7, 8, 9, 127, 129, 8193, 65536, 65537, 131073, 999_999,
                                2_000_003])
-def test_sum_of_squares_is_numpys_sum_of_the_squares_bit_for_bit(n):
-    """The fused sum of squares is numpy's own, bit for bit, on a numpy that sums in the
-    order it follows (sums_as_numpy: numpy 2.3 and later; 2.2 does not, and a replay there
-    makes the squares instead); a replay gives numpy's bits on any numpy."""
-    from ddx.replay.reuse import SQUARES_CHUNK, _sum_of_squares, sums_as_numpy
+def test_sum_of_squares_is_ddxs_sum_of_the_squares_bit_for_bit(n):
+    """The fused sum of squares is ddx's own sum of the squares (PyTorch's order of
+    additions, ops/kernels_sum.py), bit for bit, and so is a replay's."""
+    from ddx.replay.reuse import _sum_of_squares, sums_as_numpy
 
     x = np.random.default_rng(n).standard_normal(n) * 10.0 ** np.random.default_rng(n).uniform(-3, 3)
-    expected = np.sum(np.square(x))
-    # (2.3.5, 2.4.6 and 2.5.5 sum in the fused order; 1.26.4 and 2.2.6 do not)
-    assert sums_as_numpy() == (np.lib.NumpyVersion(np.__version__) >= "2.3.0")
-    if n <= SQUARES_CHUNK or sums_as_numpy():
-        assert _sum_of_squares(x).tobytes() == expected.tobytes()
-        m = x[: n - n % 3].reshape(-1, 3) if n >= 3 else x  # a 2-D contiguous array sums flat
-        assert _sum_of_squares(m).tobytes() == np.sum(np.square(m)).tobytes()
+    expected = np.asarray(torch_sum(np.square(x)))
+    assert sums_as_numpy()
+    assert _sum_of_squares(x).tobytes() == expected.tobytes()
+    m = x[: n - n % 3].reshape(-1, 3) if n >= 3 else x  # a 2-D contiguous array sums flat
+    assert _sum_of_squares(m).tobytes() == np.asarray(torch_sum(np.square(m))).tobytes()
     TEMPLATES.clear()
     g = ddx.trace("sum(x^2)", x=x)
     g.backward()
@@ -318,7 +316,7 @@ def test_a_numpy_that_sums_in_another_order_gets_its_own_bits(monkeypatch):
     g = ddx.trace("sum(x^2)", x=x)
     g.backward()
     assert g._fast is not None  # (the replay, not the graph)
-    assert g.value.tobytes() == np.sum(np.square(x)).tobytes()
+    assert g.value.tobytes() == np.asarray(torch_sum(np.square(x))).tobytes()
     assert g.grads["x"].tobytes() == (2 * x).tobytes()
 
 
@@ -329,7 +327,7 @@ def test_a_strided_binding_is_squared_and_summed_the_ordinary_way():
     g = ddx.trace("sum(w^2)", w=w)
     g.backward()
     assert g._fast is not None
-    assert g.value.tobytes() == np.sum(np.square(w)).tobytes()
+    assert g.value.tobytes() == np.asarray(torch_sum(np.square(w))).tobytes()
     assert g.grads["w"].tobytes() == (2 * w).tobytes()
     assert base.tobytes() == np.random.default_rng(4).standard_normal(300_002).tobytes()
 

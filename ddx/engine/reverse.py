@@ -7,6 +7,7 @@ import numpy as np
 from ..errors import DdxRuntimeError
 from ..graph.record import FP_EVENTS, WARNINGS, describe
 from ..graph.tensor import Function, Tensor
+from ..ops.kernels_sum import FLOATS, torch_sum
 
 
 def _summed(t: Tensor, total) -> None:
@@ -24,6 +25,11 @@ def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if g.shape == shape:
         return g
     extra = g.ndim - len(shape)
+    if type(g) is np.ndarray and g.dtype in FLOATS:  # PyTorch's sum_to: one sum, kept, viewed
+        axes = tuple(range(extra)) + tuple(
+            i + extra for i, n in enumerate(shape) if n == 1 and g.shape[i + extra] != 1)
+        g = torch_sum(g, axes, keepdim=True).reshape(shape)
+        return g[()] if not shape else g
     if extra:
         g = g.sum(axis=tuple(range(extra)))
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels_sum import torch_mean, torch_sum
+
 LOG_FLOOR = -100.0  # PyTorch's binary_cross_entropy clamps its logs here
 EPSILON = float(np.float32(1e-12))  # and its gradient's denominator here (a C++ float)
 
@@ -51,10 +53,10 @@ def log_softmax_jvp(ts, out, a, dim=0):
 
 # --- pointwise losses: the loss per element, its two partials, and the reduction -----------------
 def reduce_loss(r, reduction: str):
-    if reduction == "mean":
-        return np.mean(r)
+    if reduction == "mean":  # (ATen's apply_loss_reduction: the loss tensor's mean or sum)
+        return torch_mean(r)
     if reduction == "sum":
-        return np.sum(r)
+        return torch_sum(r)
     return r
 
 

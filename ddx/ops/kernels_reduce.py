@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from .kernels_sum import torch_mean, torch_sum
+
 
 def _axes(shape: tuple, dim) -> tuple[int, ...]:
     if dim is None:
@@ -63,7 +65,7 @@ def reduce_linear(fn):
 
 # --- sum, mean --------------------------------------------------------------------------------
 def total(a, dim=None, keepdim=False):
-    return np.sum(a, axis=dim, keepdims=keepdim)
+    return torch_sum(a, dim, keepdim)  # (PyTorch's order of additions: kernels_sum.py)
 
 
 def total_vjp(g, out, a, dim=None, keepdim=False):
@@ -71,7 +73,7 @@ def total_vjp(g, out, a, dim=None, keepdim=False):
 
 
 def average(a, dim=None, keepdim=False):
-    return np.mean(a, axis=dim, keepdims=keepdim)
+    return torch_mean(a, dim, keepdim)
 
 
 def average_vjp(g, out, a, dim=None, keepdim=False):

@@ -17,7 +17,7 @@ import os
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .kernels_sumloop import add_into, inner_vectorized, loop, vector_bytes
+from .kernels_sumloop import ILP, add_into, chain, inner_vectorized, level_step, levels, loop, vector_bytes
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -195,7 +195,8 @@ def torch_sum(a, dim=None, keepdim: bool = False):
     if type(a) is not np.ndarray or a.dtype not in FLOATS:
         return np.sum(a, axis=dim, keepdims=keepdim)
     nd = a.ndim
-    axes = tuple(range(nd)) if dim is None else tuple(sorted(set(dim)))
+    axes = tuple(range(nd)) if dim is None else tuple(sorted(set(
+        (dim,) if isinstance(dim, int) else dim)))
     if len(axes) == nd and not keepdim and a.flags.c_contiguous and 0 < a.size < GRAIN_SIZE:
         return _flat(a.reshape(-1))  # (the common case: the iterator is one contiguous dim)
     kept = tuple(n for d, n in enumerate(a.shape) if d not in axes)
@@ -223,7 +224,7 @@ def torch_mean(a, dim=None, keepdim: bool = False):
     """torch.mean on CPU (mean_out): the sum above, divided by the count in the dtype."""
     if type(a) is not np.ndarray or a.dtype not in FLOATS:
         return np.mean(a, axis=dim, keepdims=keepdim)
-    axes = range(a.ndim) if dim is None else dim
+    axes = range(a.ndim) if dim is None else (dim,) if isinstance(dim, int) else dim
     count = 1
     for d in axes:
         count *= a.shape[d]
@@ -283,3 +284,45 @@ def _parallel_dim(a, out, shape, istr, ostr, nthreads):
         sub[dim] = end - begin
         _serial(_shift(a, istr[dim], begin), _shift(out.reshape(-1), ostr[dim], begin),
                 sub, istr, ostr)
+
+
+def sum_mapped(x: np.ndarray, fn, chunk: int, run_all=None):
+    """torch_sum(fn(x)) for a C-contiguous float array and an elementwise fn, bit for bit,
+    with fn applied `chunk` elements or so at a time (no array of fn(x) when x is large).
+    ``run_all`` runs a list of thunks (on threads) and returns their results in order."""
+    flat = x.reshape(-1)
+    n = flat.size
+    if n < GRAIN_SIZE or n <= chunk:
+        return torch_sum(fn(flat))
+    nthreads = threads()
+    if nthreads == 1:
+        return _mapped_row(flat, fn, chunk) + flat.dtype.type(0)
+    buffer = np.zeros(nthreads, flat.dtype)
+    thunks = [lambda b=b, e=e: _mapped_row(flat[b:e], fn, chunk)
+              for b, e in _split(n, nthreads, GRAIN_SIZE)]
+    for t, s in enumerate(run_all(thunks) if run_all else [f() for f in thunks]):
+        buffer[t] = s
+    return torch_sum(buffer)
+
+
+def _mapped_row(seg: np.ndarray, fn, chunk: int):
+    """vectorized_inner_sum of fn(seg) (at least a vector long), its whole steps of rows
+    (multi_row_sum's level 1) made slice by slice, the rest from fn of the rest."""
+    width = vector_bytes() // seg.itemsize
+    lanes = ILP * width
+    v = seg.size // width
+    q = v // ILP
+    step = level_step(q)
+    block = step * lanes
+    chunks = q // step
+    per = max(1, chunk // block)
+    sums = [chain(fn(seg[i * block:min(i + per, chunks) * block]).reshape(-1, step, lanes))
+            for i in range(0, chunks, per)]
+    rest = fn(seg[chunks * block:])
+    rows = (q - chunks * step) * lanes
+    total = chain(rest[:rows].reshape(-1, lanes))
+    parts = levels(total, np.concatenate(sums), step) if chunks else total
+    parts = parts.reshape(ILP, width)
+    vecs = rest[rows:rows + (v - ILP * q) * width].reshape(-1, width)
+    vec = chain(np.concatenate([parts[:1], vecs, parts[1:]]))
+    return np.add.accumulate(np.concatenate([rest[rows + len(vecs) * width:], vec]))[-1]

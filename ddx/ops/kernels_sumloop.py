@@ -69,12 +69,24 @@ def multi_row(x: np.ndarray) -> np.ndarray:
     step go into acc[0], and the result is ((acc[0] + acc[1]) + acc[2]) + acc[3]."""
     size = x.shape[-2]
     lead, lanes = x.shape[:-2], x.shape[-1]
-    step = 1 << max(4, _ceil_log2(size) // LEVELS)
+    step = level_step(size)
     chunks = size // step
     total = chain(x[..., chunks * step:, :])
     if not chunks:
         return total
     sums = chain(x[..., :chunks * step, :].reshape(lead + (chunks, step, lanes)))
+    return levels(total, sums, step)
+
+
+def level_step(size: int) -> int:
+    """multi_row_sum's rows per flush of acc[0] for `size` rows (a power of two, 16 or more)."""
+    return 1 << max(4, _ceil_log2(size) // LEVELS)
+
+
+def levels(total: np.ndarray, sums: np.ndarray, step: int) -> np.ndarray:
+    """multi_row_sum's end from acc[0] (`total`) and the sums of the whole steps of rows,
+    (..., chunks, lanes): acc[1], acc[2] and acc[3] as they fill and flush, then added."""
+    lead, lanes = sums.shape[:-2], sums.shape[-1]
     for _ in range(LEVELS - 2):  # acc[1], acc[2]: what their last, partial group holds
         groups = sums.shape[-2] // step
         if not groups:  # (the levels above hold zeros: adding them changes nothing)

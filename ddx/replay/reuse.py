@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine.reverse import unbroadcast
 from ..graph import record
+from ..ops.kernels_sum import sum_mapped, torch_sum
 from . import parallel
 from .plan import guard
 
@@ -38,75 +39,26 @@ _SUMS_AS_NUMPY: list[bool] = []  # sums_as_numpy's answer, once known
 
 
 def sums_as_numpy() -> bool:
-    """Whether _sum_of_squares gives this numpy's bits for arrays over SQUARES_CHUNK.
-
-    It follows the order in which numpy sums a contiguous array from 2.3 on (2.3.5, 2.4.6
-    and 2.5.5 checked): one pairwise tree over the whole array. numpy 1.26 and 2.2 sum large
-    arrays in another order (one ulp apart here), and a later numpy may too. So the first
-    large sum of squares in a process compares the two on random numbers, whose sums round
-    differently in almost any other order, at sizes that take two and four blocks; if they
-    differ, the squares are made and summed by numpy itself (tests/test_lean.py checks
-    both ways)."""
+    """Whether _sum_of_squares gives the bits of ddx's own sum of the squares (PyTorch's
+    order, ops/kernels_sum.py) for arrays over SQUARES_CHUNK: checked once a process, on
+    random numbers at sizes that take two and four blocks; where it would not, the squares
+    are made and summed the ordinary way (tests/test_lean.py checks both ways)."""
     if not _SUMS_AS_NUMPY:
         rng = np.random.default_rng(2026)
         same = True
         for n in (SQUARES_CHUNK + 8, 4 * SQUARES_CHUNK + 40):
             x = rng.random(n) - 0.5
-            same = same and _sum_of_squares(x).tobytes() == np.sum(np.square(x)).tobytes()
+            same = same and _sum_of_squares(x).tobytes() == \
+                np.asarray(torch_sum(np.square(x))).tobytes()
         _SUMS_AS_NUMPY.append(same)
     return _SUMS_AS_NUMPY[0]
 
 
 def _sum_of_squares(x: np.ndarray) -> np.float64:
-    """np.sum(np.square(x)) for a C-contiguous float64 array, bit for bit, without the array
-    of squares: numpy sums a contiguous array pairwise (split at half the length, rounded
-    down to a multiple of 8), so blocks of that same tree are squared into one small buffer
-    and summed by numpy, and the block sums are added up the tree (a test checks sizes from
-    1 to 10^7 against numpy). The top of the tree is split between threads (ddx/parallel.py):
-    each subtree is summed on its own, and the halves are added in the tree's order."""
-    flat = x.reshape(-1)
-    n = flat.size
-    if n <= SQUARES_CHUNK:
-        return np.sum(np.square(flat))
-    parts = [(0, n)]  # the subtrees of one level of the tree
-    while len(parts) * 2 <= parallel.threads() and parts[-1][1] >= parallel.MIN_SIZE:
-        halves = []
-        for lo, size in parts:
-            half = size // 2
-            half -= half % 8
-            halves += [(lo, half), (lo + half, size - half)]
-        parts = halves
-    sums = parallel.run_all([lambda lo=lo, size=size: _pairwise_squares(flat, lo, size)
-                             for lo, size in parts])
-    while len(sums) > 1:  # back up the levels that were split, left + right
-        sums = [sums[k] + sums[k + 1] for k in range(0, len(sums), 2)]
-    return sums[0]
-
-
-def _pairwise_squares(flat: np.ndarray, lo: int, size: int) -> np.float64:
-    """The subtree of numpy's pairwise sum of squares over flat[lo:lo + size]. An explicit
-    stack: the tree is log2(size / 262144) deep."""
-    buf = np.empty(min(size, SQUARES_CHUNK), np.float64)
-    square, total = np.square, np.add.reduce  # (np.sum without its Python wrapper)
-    results: list = []
-    stack: list = [(lo, size, False)]
-    while stack:
-        lo, size, combine = stack.pop()
-        if combine:
-            right = results.pop()
-            left = results.pop()
-            results.append(left + right)
-        elif size <= SQUARES_CHUNK:
-            part = buf[:size]
-            square(flat[lo:lo + size], out=part)
-            results.append(total(part))
-        else:
-            half = size // 2
-            half -= half % 8
-            stack.append((lo, size, True))
-            stack.append((lo + half, size - half, False))
-            stack.append((lo, half, False))
-    return results[0]
+    """torch_sum(np.square(x)) for a C-contiguous float64 array, bit for bit, without the
+    array of squares: its blocks are squared and summed a few at a time in PyTorch's order
+    (kernels_sum.sum_mapped), each thread's range of PyTorch's two-pass sum on a thread."""
+    return np.float64(sum_mapped(x, np.square, SQUARES_CHUNK, parallel.run_all))
 
 
 def _split_into(op, args: list, kw: dict, out: np.ndarray) -> bool:
