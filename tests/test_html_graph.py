@@ -275,6 +275,50 @@ def test_page_loads_clean_and_shows_every_value_and_gradient(browser, tmp_path):
     shot(browser, "seed")
 
 
+def test_an_input_sits_just_below_its_consumer(browser, tmp_path):
+    # (w*x+b)^2: b feeds the add, one layer above w*x, so b shares w*x's row and its edge
+    # passes behind no node (in the bottom row beside w and x it ran behind w*x)
+    open_page(browser, traced(*SEED), "layers", tmp_path)
+    box = browser.execute_script("""
+        var out = {};
+        document.querySelectorAll('.node[data-id]').forEach(function (d) {
+          var r = d.getBoundingClientRect(); out[d.dataset.name] = [r.top, r.bottom]; });
+        return out;""")
+    top, bottom = 0, 1
+    assert box["w"][top] == box["x"][top]  # the product's inputs: the bottom row
+    assert box["b"][bottom] < box["w"][top]  # b: a row higher...
+    assert box["b"][top] < box["w*x"][bottom] and box["w*x"][top] < box["b"][bottom]  # ...w*x's
+    assert box["w*x+b"][bottom] < box["b"][top]  # and its consumer above it
+    shot(browser, "layers")
+
+
+@pytest.mark.parametrize("expr", [SEED[0], "sin(x)*x + x^2 + exp(x)/x + w*(x - w)"])
+def test_no_edge_passes_behind_a_node(browser, tmp_path, expr):
+    # an edge across several rows (w into the last add) goes through gaps of the rows between
+    open_page(browser, traced(expr, {"w": 3, "x": 2, "b": 1}), "edges", tmp_path)
+    hits = browser.execute_script("""
+        var boxes = {}, hits = [];
+        document.querySelectorAll('.node[data-id]').forEach(function (d) {
+          boxes['n' + d.dataset.id] = d.getBoundingClientRect(); });
+        document.querySelectorAll('#edges path, svg path[data-from]').forEach(function (p) {
+          var n = p.getTotalLength(), m = p.getScreenCTM();
+          for (var t = 0; t <= n; t += 2) {
+            var q = p.getPointAtLength(t), x = m.a * q.x + m.e, y = m.d * q.y + m.f;
+            Object.keys(boxes).forEach(function (k) {
+              var r = boxes[k];
+              if (k !== p.dataset.from && k !== p.dataset.to && x > r.left + 1 &&
+                  x < r.right - 1 && y > r.top + 1 && y < r.bottom - 1)
+                hits.push(p.dataset.from + '>' + p.dataset.to + ' behind ' + k);
+            });
+          }
+        });
+        return hits;""")
+    shot(browser, "edges-" + str(len(expr)))
+    assert hits == []
+    assert browser.execute_script("return document.querySelectorAll('svg path[data-from]').length")\
+        >= 6
+
+
 def test_backward_control_replays_ddx_order_and_accumulates(browser, tmp_path):
     t = traced(*SEED)
     open_page(browser, t, "seed-steps", tmp_path)

@@ -122,12 +122,45 @@
         if (--indeg[o] === 0) queue.push(o);
       });
     }
+    // an input sits just below its lowest consumer, not in the bottom row: an edge from it
+    // to a node higher up would pass behind the nodes between (b in (w*x+b)^2)
+    keys.forEach(function (k) {
+      if (ins[k].length || !outs[k].length) return;
+      var low = Infinity;
+      outs[k].forEach(function (o) { low = Math.min(low, layer[o]); });
+      layer[k] = low - 1;
+    });
     var top = 0;
     keys.forEach(function (k) { els[k].style.display = ""; top = Math.max(top, layer[k]); });
     Object.keys(els).forEach(function (k) { if (!seen[k]) els[k].style.display = "none"; });
     var rows = [];
     for (var l = 0; l <= top; l++) rows.push([]);
     order.forEach(function (k) { rows[layer[k]].push(k); });
+    // an edge across several rows passes each row between through a gap of its own (a
+    // virtual point, ordered as a node is), not behind the nodes of that row. The edges from
+    // one node share one trunk of such points (x used at every level of a chain: one column,
+    // not one per use). Within a budget of points passed (each edge draws its whole path): past
+    // it, an edge is drawn straight. The ordering sees each item's neighbours one row down
+    // (lo) and up (hi)
+    var lo = {}, hi = {}, virt = {}, trunk = {}, nv = 0, left = 4 * keys.length;
+    keys.forEach(function (k) { lo[k] = []; hi[k] = []; });
+    edges.forEach(function (e) {
+      var chain = [], t = trunk[e[0]] || (trunk[e[0]] = []), prev = e[0];
+      var need = layer[e[1]] - layer[e[0]] - 1;
+      if (need > left) need = 0;  // (drawn straight)
+      left -= need;
+      for (var i = 0; i < need; i++) {
+        var v = t[i];
+        if (v === undefined) {
+          v = t[i] = "v" + nv++;
+          virt[v] = true; layer[v] = layer[e[0]] + 1 + i; lo[v] = [prev]; hi[v] = [];
+          hi[prev].push(v); rows[layer[v]].push(v);
+        }
+        chain.push(v); prev = v;
+      }
+      lo[e[1]].push(prev); hi[prev].push(e[1]);
+      e[2] = chain;
+    });
     var idx = {};
     function index() { rows.forEach(function (r) { r.forEach(function (k, i) { idx[k] = i; }); }); }
     function bary(r, nb) {
@@ -141,14 +174,15 @@
     }
     index();
     for (var it = 0; it < 4; it++) {
-      for (l = 1; l <= top; l++) { bary(rows[l], ins); index(); }
-      for (l = top - 1; l >= 0; l--) { bary(rows[l], outs); index(); }
+      for (l = 1; l <= top; l++) { bary(rows[l], lo); index(); }
+      for (l = top - 1; l >= 0; l--) { bary(rows[l], hi); index(); }
     }
-    var size = {};
+    var size = {}, vpos = {};
     keys.forEach(function (k) {
       var r = els[k].getBoundingClientRect(), z = view.s || 1;  // (the stage is scaled)
       size[k] = { w: Math.ceil(r.width / z) + 1, h: Math.ceil(r.height / z) };
     });
+    Object.keys(virt).forEach(function (v) { size[v] = { w: 2, h: 0 }; });
     // the widths stay as laid out: stepping changes the texts, never the layout
     keys.forEach(function (k) { els[k].style.width = size[k].w + "px"; });
     var GAPX = 28, GAPY = 56, y = 0, widest = 0;
@@ -159,18 +193,20 @@
     for (l = top; l >= 0; l--) {  // the output's layer on top, the inputs at the bottom
       var x = (widest - rowW[l]) / 2, h = 0;
       rows[l].forEach(function (k) {
-        pos[k] = { x: x, y: y, w: size[k].w, h: size[k].h };
+        (virt[k] ? vpos : pos)[k] = { x: x, y: y, w: size[k].w, h: size[k].h };
         x += size[k].w + GAPX; h = Math.max(h, size[k].h);
       });
-      rows[l].forEach(function (k) { pos[k].y = y + (h - pos[k].h) / 2; });
+      rows[l].forEach(function (k) {
+        if (virt[k]) vpos[k].h = h; else pos[k].y = y + (h - pos[k].h) / 2;
+      });
       y += h + GAPY;
     }
     keys.forEach(function (k) { els[k].style.left = pos[k].x + "px"; els[k].style.top = pos[k].y + "px"; });
-    drawEdges(edges, widest, y);
+    drawEdges(edges, vpos, widest, y);
     markStep();
   }
 
-  function drawEdges(edges, w, h) {
+  function drawEdges(edges, vpos, w, h) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.setAttribute("width", Math.max(w, 1));
     svg.setAttribute("height", Math.max(h, 1));
@@ -179,9 +215,21 @@
     svg.appendChild(defs);
     edges.forEach(function (e) {
       var a = pos[e[0]], b = pos[e[1]];
-      var x1 = a.x + a.w / 2, y1 = a.y, x2 = b.x + b.w / 2, y2 = b.y + b.h, my = (y1 + y2) / 2;
+      // from the input's top to the user's bottom, straight up through each row between
+      var x1 = a.x + a.w / 2, y1 = a.y, d = "M" + x1 + "," + y1;
+      function to(x2, y2) {
+        var my = (y1 + y2) / 2;
+        d += " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2;
+      }
+      e[2].forEach(function (v) {
+        var q = vpos[v], vx = q.x + q.w / 2;
+        to(vx, q.y + q.h);
+        d += " L" + vx + "," + q.y;
+        x1 = vx; y1 = q.y;
+      });
+      to(b.x + b.w / 2, b.y + b.h);
       var p = document.createElementNS(SVGNS, "path");
-      p.setAttribute("d", "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2);
+      p.setAttribute("d", d);
       p.setAttribute("marker-end", "url(#arr)");
       p.dataset.from = e[0]; p.dataset.to = e[1];
       svg.appendChild(p);
