@@ -297,7 +297,6 @@ class ParquetSource:
 def arrow_block(pl, batch, first: int, wanted: dict[str, str], kept: list[str]) -> Block:
     """An Arrow record batch (or table) as a Block: numbers as float64 views, a null a bad row."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     columns, bad = {}, {}
     for c, v in wanted.items():
@@ -305,6 +304,8 @@ def arrow_block(pl, batch, first: int, wanted: dict[str, str], kept: list[str]) 
         if isinstance(arr, pa.ChunkedArray):
             arr = arr.combine_chunks()
         if arr.type != pa.float64():
+            import pyarrow.compute as pc  # (0.1 s to import: only for a column to convert)
+
             arr = pc.cast(arr, pa.float64())
         # a view of Arrow's buffer (its to_numpy costs 75 ms a call in pyarrow 26)
         values = np.frombuffer(arr.buffers()[1], dtype=np.float64, count=len(arr),

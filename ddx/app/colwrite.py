@@ -50,17 +50,25 @@ def _csv_bytes(frame) -> bytes:
     return buf.getvalue()
 
 
-def _rewrite_lines(text: bytes, rows: np.ndarray, line) -> bytes:
-    """``text`` (lines of numbers) with the lines ``rows`` (sorted) replaced by ``line(i)``."""
+def _rewrite_lines(text: bytes, rows: np.ndarray, need: list[list[bool]],
+                   values: list[list[float]]) -> bytes:
+    """``text`` (lines of numbers) with the fields ``need[j]`` of line ``rows[j]`` (sorted)
+    written as ``repr(values[j][k])``, the other fields kept."""
     ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+    stops = ends[rows]
+    starts = np.where(rows > 0, ends[np.maximum(rows - 1, 0)] + 1, 0)
+    view = memoryview(text)
     parts = []
     prev = 0
-    for i in rows.tolist():
-        start = int(ends[i - 1]) + 1 if i else 0
-        parts.append(text[prev:start])
-        parts.append(line(i))
-        prev = int(ends[i])  # (the newline stays)
-    parts.append(text[prev:])
+    for start, stop, which, row in zip(starts.tolist(), stops.tolist(), need, values):
+        parts.append(view[prev:start])
+        fields = text[start:stop].split(b",")
+        for k, on in enumerate(which):
+            if on:
+                fields[k] = repr(row[k]).encode()
+        parts.append(b",".join(fields))
+        prev = stop  # (the newline stays)
+    parts.append(view[prev:])
     return b"".join(parts)
 
 
@@ -87,9 +95,8 @@ class CsvWriter:
             self.out.write(_csv_bytes(block.kept.hstack(pl.DataFrame(series))))
             return
         arrays = [np.asarray(c, dtype=np.float64) for c in columns]
-        fix = _needs_repr(arrays[0])
-        for a in arrays[1:]:
-            fix |= _needs_repr(a)
+        need = [_needs_repr(a) for a in arrays]
+        fix = np.logical_or.reduce(need)
         if bad:
             fix[bad] = False
         series = [pl.Series(n, a) for n, a in zip(self.names, arrays)]
@@ -97,9 +104,9 @@ class CsvWriter:
             series = [s.scatter(bad, None) for s in series]
         text = _csv_bytes(pl.DataFrame(series))
         rows = np.flatnonzero(fix)
-        if rows.size:  # the rows with a number Polars writes otherwise: written by repr
-            text = _rewrite_lines(text, rows, lambda i: ",".join(
-                [repr(float(a[i])) for a in arrays]).encode())
+        if rows.size:  # the numbers Polars writes otherwise: written by repr
+            text = _rewrite_lines(text, rows, np.column_stack([m[rows] for m in need]).tolist(),
+                                  np.column_stack([a[rows] for a in arrays]).tolist())
         self.out.write(text)
 
     def close(self) -> None:
