@@ -7,7 +7,7 @@ call with its Greeks (S, K, sigma, r, T in; the price and 5 derivatives out). dd
 the formula; Polars and DuckDB are given the closed-form derivatives written out by hand. Neither
 has erf: Polars calls scipy's erf ufunc on each batch, DuckDB uses the Abramowitz-Stegun 7.1.26
 formula (1.5e-7 absolute error, and cheaper than an exact erf). Each run is a new process; the
-tools take turns round by round; the table shows medians, rows per second, and peak memory
+tools take turns round by round; the table shows medians, rows per second, CPU time (user + system), peak memory
 (the process's maximum resident set). Every output is checked against numpy's closed form.
 
     python bench/data.py                        # 10^6 and 10^7 rows, 3 rounds
@@ -132,18 +132,20 @@ def command(tool: str, kind: str, src: str, dst: str) -> tuple[list[str], dict]:
 # from this process would count this process's memory as its own until it execs).
 LAUNCH = ("import resource, subprocess, sys, time\n"
           "t = time.perf_counter(); code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-          "t = time.perf_counter() - t\n"
-          "print(code, t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)")
+          "t = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+          "print(code, t, u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr)")
 
 
 def run_once(cmd: list[str], env: dict) -> tuple[float, int]:
-    """(seconds, peak resident KiB) of one process."""
+    """(seconds, peak resident KiB) of one process; its CPU seconds (user + system) are left in
+    run_once.cpu."""
     proc = subprocess.run([sys.executable, "-S", "-c", LAUNCH, *cmd], env=env,
                           capture_output=True)
     err = proc.stderr.decode().strip().splitlines()
-    code, took, peak = err[-1].split()
+    code, took, peak, cpu = err[-1].split()
     if code != "0":
         raise SystemExit(f"{cmd[:4]} failed ({code}): {chr(10).join(err[-8:])}")
+    run_once.cpu = float(cpu)
     return float(took), int(peak)
 
 
@@ -191,6 +193,7 @@ def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str]) -
             for fmt in formats:
                 these = tools + (["ddx (plain reader)"] if fmt == "csv" and n <= 1_000_000 else [])
                 times = {t: [] for t in these}
+                cpus = {t: [] for t in these}
                 peaks = {t: 0 for t in these}
                 errs = {}
                 for k in range(rounds):
@@ -199,6 +202,7 @@ def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str]) -
                         dst = f"{WORK}/out_{tool.split()[0]}.{fmt}"
                         took, peak = run_once(*command(tool, kind, paths[fmt], dst))
                         times[tool].append(took)
+                        cpus[tool].append(run_once.cpu)
                         peaks[tool] = max(peaks[tool], peak)
                         if k == 0:
                             errs[tool] = check(kind, paths[fmt], dst)
@@ -207,11 +211,12 @@ def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str]) -
                     row = {"rows": n, "workload": kind, "format": fmt, "tool": tool, "s": t,
                            "min": min(times[tool]), "max": max(times[tool]),
                            "rows_per_s": n / t, "peak_mib": peaks[tool] / 1024,
-                           "max_rel_err": errs[tool]}
+                           "max_rel_err": errs[tool], "cpu_s": statistics.median(cpus[tool])}
                     results.append(row)
                     print(f"{n:>11,} {kind:4} {fmt:8} {tool:19} {t:7.2f} s ({row['min']:.2f}-"
-                          f"{row['max']:.2f})  {n / t:>12,.0f} rows/s  {row['peak_mib']:7.0f} MiB"
-                          f"  err {errs[tool]:.1e}", flush=True)
+                          f"{row['max']:.2f})  {n / t:>12,.0f} rows/s  cpu {row['cpu_s']:6.2f} s"
+                          f"  {row['peak_mib']:7.0f} MiB  err {errs[tool]:.1e}  load "
+                          f"{os.getloadavg()[0]:.1f}", flush=True)
     return results
 
 
