@@ -7,8 +7,9 @@ call with its Greeks (S, K, sigma, r, T in; the price and 5 derivatives out). dd
 the formula; Polars and DuckDB are given the closed-form derivatives written out by hand. Neither
 has erf: Polars calls scipy's erf ufunc on each batch, DuckDB uses the Abramowitz-Stegun 7.1.26
 formula (1.5e-7 absolute error, and cheaper than an exact erf). Each run is a new process; the
-tools take turns round by round; the table shows medians, rows per second, CPU time (user + system), peak memory
-(the process's maximum resident set). Every output is checked against numpy's closed form.
+tools take turns round by round; the table shows medians, rows per second, CPU time (user +
+system), peak memory (the process's maximum resident set). Every output is checked against
+numpy's closed form.
 
     python bench/data.py                        # 10^6 and 10^7 rows, 3 rounds
     python bench/data.py --rows 1e6 --rounds 1  # quick
