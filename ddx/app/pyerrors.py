@@ -56,7 +56,8 @@ _PARENTS = {"Exception": (), "RuntimeError": ("Exception",), "ValueError": ("Exc
             "ArithmeticError": ("Exception",), "AttributeError": ("Exception",),
             "AssertionError": ("Exception",), "NotImplementedError": ("RuntimeError",
                                                                       "Exception"),
-            "StopIteration": ("Exception",), "RecursionError": ("RuntimeError", "Exception")}
+            "StopIteration": ("Exception",), "RecursionError": ("RuntimeError", "Exception"),
+            "ImportError": ("Exception",), "ModuleNotFoundError": ("ImportError", "Exception")}
 EXCEPTIONS = {name: ExceptionType(name, parents) for name, parents in _PARENTS.items()}
 EXCEPTIONS["BaseException"] = ExceptionType("BaseException", ())
 

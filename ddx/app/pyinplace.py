@@ -22,6 +22,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from .methods import check_in_place
+from .pyoptim import add
 from .pyvalues import torch_type_name
 
 UNARY = ("abs", "neg", "negative", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
@@ -96,6 +97,9 @@ def in_place(name: str):
         if _requires(ev, t, args, kw):
             check_in_place(t)
             return _rebind(ev, node, t, fn(ev, node, [t, *args], kw))
+        fused = _fused_add(name, t, args, kw)
+        if fused is not None:
+            return write(ev, t, fused)
         saved = record.GRAD_MODE.enabled
         record.GRAD_MODE.enabled = False
         try:
@@ -105,6 +109,19 @@ def in_place(name: str):
         return write(ev, t, result.value if isinstance(result, Tensor) else result)
 
     return method
+
+
+def _fused_add(name: str, t: Tensor, args: list, kw: dict) -> np.ndarray | None:
+    """x.add_(y, alpha=a) on floats: ATen's kernel is fmadd(y, a, x), one rounding (as
+    optim's updates compute it); None where the plain op applies."""
+    if name not in ("add", "sub", "subtract") or "alpha" not in kw or len(args) != 1:
+        return None
+    other, alpha = args[0], kw["alpha"][0]
+    alpha = alpha.value.item() if isinstance(alpha, Tensor) and alpha.weak else alpha
+    if not isinstance(other, Tensor) or other.value.dtype != t.value.dtype or \
+            t.value.dtype.kind != "f" or not isinstance(alpha, (int, float)):
+        return None
+    return add(t.value, other.value, -alpha if name != "add" else alpha)
 
 
 def m_copy_(ev, node, t: Tensor, args: list, kw: dict) -> Any:

@@ -213,9 +213,17 @@ MODULES: dict[str, Any] = {
 
 def find(path: str, start: int | None = None, end: int | None = None) -> Any:
     module = MODULES.get(path)
+    if module is None and "." in path:  # import torch.autograd.profiler: a submodule member
+        parent, _, name = path.rpartition(".")
+        got = EXTRA.get(parent, {}).get(name) if parent in MODULES else None
+        if isinstance(got, (PyModule, Namespace)):
+            return got
     if module is None:
         top = path.split(".")[0]
-        exc = PyException.error("ModuleNotFoundError", f"No module named '{path}'")
+        parts = path.split(".")  # Python names the first package that is missing
+        missing = next((".".join(parts[:i]) for i in range(1, len(parts) + 1)
+                        if ".".join(parts[:i]) not in MODULES), path)
+        exc = PyException.error("ModuleNotFoundError", f"No module named '{missing}'")
         exc.start, exc.end = start, end
         exc.hint = ("ddx provides torch (with nn, nn.functional, optim, autograd, linalg), "
                     "math and parts of numpy" if top not in ("torch",) else None)
