@@ -259,7 +259,8 @@ class ParquetSource:
         arrow()
         import pyarrow.parquet as pq
 
-        self.file = pq.ParquetFile(path, pre_buffer=False)  # (pre-buffered batches pile up)
+        # (pre-buffered batches pile up; a column chunk read whole is a row group's worth)
+        self.file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         self.wanted = wanted
         self.kept = kept
 
