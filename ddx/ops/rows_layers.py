@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels_gemm as gemm
 from .table import op
 
 
@@ -22,9 +23,10 @@ def _addmm_jvp(ts, o, bias, a, b, **kw):
     return np.broadcast_to(total, np.shape(o)) if np.shape(total) != np.shape(o) else total
 
 
-op("addmm", "AddmmBackward0", lambda bias, a, b: bias + np.matmul(a, b), _addmm_bias_vjp,
-   lambda g, o, bias, a, b: np.matmul(g, np.transpose(b)),
-   lambda g, o, bias, a, b: np.matmul(np.transpose(a), g), jvp=_addmm_jvp, elementwise=False,
+op("addmm", "AddmmBackward0", gemm.addmm, _addmm_bias_vjp,
+   lambda g, o, bias, a, b: gemm.or_else(gemm.mm_grad_a(g, b, a), g, np.transpose(b)),
+   lambda g, o, bias, a, b: gemm.or_else(gemm.mm_grad_b(g, a, b), np.transpose(a), g),
+   jvp=_addmm_jvp, elementwise=False,
    reads="i", call="addmm", shown="addmm", symbol="addmm",
    emit={"torch": "torch.addmm({0}, {1}, {2})", "jax": "({0} + {1} @ {2})"},
    example=("addmm(x, y, t(y))", {"x": (2,), "y": (2, 3)}))

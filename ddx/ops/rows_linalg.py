@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels_gemm as gemm
 from .kernels import bilinear, linear
 from .kernels_linalg import (
     bmm_vjp_a,
@@ -48,7 +49,8 @@ op("mv", "MvBackward0", np.matmul, lambda g, o, a, b: np.outer(g, b), lambda g, 
    jvp=bilinear(np.matmul), elementwise=False, call="binary", shown="matmul", text="{0} @ {1}",
    prec=2, emit={"torch": "torch.mv({0}, {1})", "jax": "({0} @ {1})"},
    example=("x @ y", {"x": (2, 3), "y": (3,)}))
-op("mm", "MmBackward0", np.matmul, lambda g, o, a, b: g @ b.T, lambda g, o, a, b: a.T @ g,
+op("mm", "MmBackward0", gemm.mm, lambda g, o, a, b: gemm.or_else(gemm.mm_grad_a(g, b, a), g, b.T),
+   lambda g, o, a, b: gemm.or_else(gemm.mm_grad_b(g, a, b), a.T, g),
    jvp=bilinear(np.matmul), elementwise=False, call="binary", shown="matmul", text="{0} @ {1}",
    prec=2, emit={"torch": "torch.mm({0}, {1})", "jax": "({0} @ {1})"},
    example=("x @ y", {"x": (2, 3), "y": (3, 2)}))

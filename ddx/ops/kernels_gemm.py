@@ -1,0 +1,223 @@
+"""float32 matrix products in the order PyTorch 2.13's CPU build adds them (MKL 2024.2 sgemm, as
+measured on the AVX-512 machine the tutorials are compared on), so that mm, addmm and
+F.linear give PyTorch's float32 values to the last bit; numpy's matmul (OpenBLAS) elsewhere.
+
+What was measured (C = A @ B, A (M, K), B (K, N), C's element (i, j) = sum over k of
+A[i, k] B[k, j]; the tests in tests/test_gemm_order.py compare with torch bit for bit):
+
+- N >= 16: the rows of the 4-row panels (i < 4 (M // 4)) are fused multiply-adds in k order
+  (one rounding per step), K cut in blocks of 192 whose sums are added in order.
+- Every other row (all of them when N < 16, the last M % 4 otherwise; M = 1 included): a
+  product rounded, then added, k after k (no fma), K not cut. Except where the row of C
+  does not start on 16 bytes: its first p = (-i N) mod 4 elements (when at least 4 are left
+  after them) add k in blocks of 8: the first 4 onto the running sum one by one, the last 4
+  summed alone, then added.
+- N = 1 with M > 1 and K >= 8 (MKL's matrix-vector path) is not modelled: numpy.
+- addmm: the product's sum, then the bias added (one rounding)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+KC = 192  # MKL's block of K in the fused kernel
+_CHUNK = 1 << 20  # products held at once by the unfused kernel
+
+
+_F64_MID = np.int64(1 << 28)  # a float64 exactly halfway between two float32s: low 29 bits
+_F64_LOW = np.int64((1 << 29) - 1)
+_TRUSTED: dict = {}  # (m, k, n) -> times numpy's matmul agreed with the exact chain; -1: not
+_TRUST_AFTER = 3
+
+
+def _plain(x) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == np.float32 and x.ndim == 2
+
+
+def _row_major(b: np.ndarray) -> bool:
+    return b.shape[1] == 1 or b.strides[1] == b.itemsize
+
+
+def kind(m: int, k: int, n: int, row_major_b: bool = True) -> str | None:
+    """Which of MKL's kernels computes mm of these sizes ('fused', 'unfused'), or None where
+    the order was not measured or did not fit (numpy's matmul then)."""
+    if m <= 0 or k <= 0 or n <= 0:
+        return None
+    if n >= 16:
+        rest = n % 16
+        if m % 4 or not (rest == 0 or rest >= 5 or (rest == 4 and m >= 64)):
+            return None
+        return "fused" if k <= KC or k >= 2 * KC or k % 2 == 0 else None
+    if n == 1:
+        return "unfused" if k <= 3 else None
+    if n > 11:
+        return None
+    return "unfused" if row_major_b or (k <= 3 and m >= 2) else None
+
+
+def _fma_exact(c: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """c + p (float64, p an exact product of float32s) rounded to odd: its rounding to float32
+    is the correctly rounded fma."""
+    s = c + p
+    bb = s - c
+    err = (c - (s - bb)) + (p - bb)
+    odd = (err != 0) & ((s.view(np.int64) & 1) == 0)
+    return np.where(odd, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def _fma_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sum over k of a[:, k] b[k] by fused multiply-adds in k order from +0, exactly (float64
+    holds each product exactly; a sum that lands halfway between two float32s is redone
+    rounded to odd, so that no value is rounded twice)."""
+    m, k = a.shape
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    acc = np.zeros((m, b.shape[1]))
+    p, s = np.empty_like(acc), np.empty_like(acc)
+    low = np.empty(acc.shape, dtype=np.int64)
+    acc32 = np.zeros(acc.shape, dtype=np.float32)
+    for j in range(k):
+        np.multiply(a64[:, j, None], b64[j], out=p)
+        np.add(acc, p, out=s)
+        np.bitwise_and(s.view(np.int64), _F64_LOW, out=low)
+        if (low == _F64_MID).any():
+            s = _fma_exact(acc, p)
+        np.copyto(acc32, s, casting="unsafe")
+        np.copyto(acc, acc32)
+    return acc32
+
+
+def _fused_block(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One block of K: numpy's matmul once it gave the exact chain's values for this shape on
+    _TRUST_AFTER calls (OpenBLAS's sgemm is such a chain for many shapes, not all: not for
+    (64, 40) @ (40, 100)), the exact chain before that and for good after one difference."""
+    key = (*a.shape, b.shape[1])
+    seen = _TRUSTED.get(key, 0)
+    if seen >= _TRUST_AFTER:
+        return np.matmul(a, b)
+    exact = _fma_chain(a, b)
+    if seen >= 0:
+        _TRUSTED[key] = seen + 1 if np.array_equal(np.matmul(a, b), exact) else -1
+    return exact
+
+
+def _blocks(k: int) -> list[tuple[int, int]]:
+    """MKL's blocks of K: 192 wide; between 192 and 384, two halves."""
+    if KC < k < 2 * KC:
+        return [(0, k // 2), (k // 2, k)]
+    return [(s, min(k, s + KC)) for s in range(0, k, KC)]
+
+
+def _fused_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """fma in k order per block; the blocks' sums added in order."""
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    out = None
+    for s, e in _blocks(a.shape[1]):
+        part = _fused_block(a[:, s:e], np.ascontiguousarray(b[s:e]))
+        out = part if out is None else out + part
+    return out
+
+
+def _unfused(prods: np.ndarray, axis: int) -> np.ndarray:
+    """Products (already rounded to float32) added one after the other along axis."""
+    return np.take(np.add.accumulate(prods, axis=axis, dtype=np.float32), -1, axis=axis)
+
+
+def _eights(prods: np.ndarray, start) -> np.ndarray:
+    """Rows of products (E, K) summed as MKL's unaligned head elements sum them."""
+    e, k = prods.shape
+    nb = k // 8
+    blocks = prods[:, :8 * nb].reshape(e, nb, 8)
+    tail4 = _unfused(blocks[:, :, 4:], 2)
+    order = np.concatenate([blocks[:, :, :4], tail4[:, :, None]], axis=2).reshape(e, 5 * nb)
+    parts = [order, prods[:, 8 * nb:]] if start is None else [start[:, None], order,
+                                                               prods[:, 8 * nb:]]
+    return _unfused(np.concatenate(parts, axis=1), 1)
+
+
+def _unfused_rows(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
+    """Products rounded, then added in k order (after start, a bias broadcast to C's shape,
+    when given); row i of C starts at float i N of its buffer."""
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.empty((m, n), dtype=np.float32)
+    step = max(1, _CHUNK // max(1, (k + 1) * n))
+    for r in range(0, m, step):
+        prods = a[r:r + step, :, None] * b[None, :, :]
+        if start is not None:
+            prods = np.concatenate([start[r:r + step, None, :], prods], axis=1)
+        out[r:r + step] = _unfused(prods, 1)
+    rows, cols = [], []
+    for r in range(m):
+        head = -r * n % 4
+        if head and n - head >= 4:
+            rows.extend([r] * head)
+            cols.extend(range(head))
+    if rows:
+        out[rows, cols] = _eights(a[rows] * b[:, cols].T,
+                                  None if start is None else start[rows, cols])
+    return out
+
+
+def mm32(a, b, bias=None):
+    """a @ b (+ bias) of float32 matrices in MKL's order, or None where that order is not
+    modelled (other dtypes and ranks, dual numbers, the sizes kind() leaves out, a bias on
+    the fused kernel)."""
+    if not (_plain(a) and _plain(b)) or b.shape[0] != a.shape[1]:
+        return None
+    m, k = a.shape
+    n = b.shape[1]
+    which = kind(m, k, n, _row_major(b))
+    if which is None:
+        return None
+    if which == "fused":
+        return None if bias is not None else _fused_rows(a, b) + np.float32(0.0)
+    if bias is None:
+        return _unfused_rows(a, b) + np.float32(0.0)  # MKL's sums start at +0
+    if n == 1 or not _row_major(b):  # the bias added to the finished sum
+        if n == 1 and (m == 1 or k == 1 or b.strides[1] == b.itemsize or
+                       a.strides[1] != a.itemsize):
+            return None  # (measured only for nn.Linear(k, 1)'s x @ W.t())
+        return _unfused_rows(a, b) + bias
+    return _unfused_rows(a, b, np.ascontiguousarray(np.broadcast_to(bias, (m, n))))
+
+
+def mm(a, b):
+    out = mm32(a, b)
+    return np.matmul(a, b) if out is None else out
+
+
+def addmm(bias, a, b):
+    out = None
+    if isinstance(bias, np.ndarray) and bias.dtype == np.float32 and bias.ndim <= 2:
+        out = mm32(a, b, bias)
+    return bias + np.matmul(a, b) if out is None else out
+
+
+def _column_major(x) -> bool:
+    """PyTorch's test in mm_mat1/mat2_backward: strides (1, rows), counted in elements."""
+    return isinstance(x, np.ndarray) and x.ndim == 2 and \
+        x.strides == (x.itemsize, x.shape[0] * x.itemsize)
+
+
+def mm_grad_a(g, b, a):
+    """PyTorch's mm_mat1_backward for float32 matrices: (b @ g^T)^T for a column-major a, else
+    g @ b^T; None for anything else (the row's own formula then)."""
+    if not (_plain(g) and _plain(a) and _plain(b)):
+        return None
+    if _column_major(a):
+        return np.transpose(mm(b, np.transpose(g)))
+    return mm(g, np.transpose(b))
+
+
+def mm_grad_b(g, a, b):
+    """PyTorch's mm_mat2_backward for float32 matrices: (g^T @ a)^T for a column-major b, else
+    a^T @ g; None for anything else."""
+    if not (_plain(g) and _plain(a) and _plain(b)):
+        return None
+    if _column_major(b):
+        return np.transpose(mm(np.transpose(g), a))
+    return mm(np.transpose(a), g)
+
+
+def or_else(done, x, y):
+    """done, or numpy's x @ y where the float32 kernel left it (None)."""
+    return x @ y if done is None else done
