@@ -1,6 +1,6 @@
 """erf and erfc on whole arrays, bit for bit as Python's math.erf and math.erfc on glibc.
 
-CPython's math.erf is the C library's, and glibc's (up to 2.40) is Sun's fdlibm s_erf.c in the
+CPython's math.erf is the C library's, and glibc's (2.36 here) is Sun's fdlibm s_erf.c in the
 form glibc gives it (each polynomial as a sum of pairs, for pipelined processors). The same
 operations, in the same order and the same ranges of |x|, are done here with numpy on arrays, so
 every result is the same double. Its exp is glibc's too (ARM's table-driven exp, in its fused
@@ -8,7 +8,8 @@ multiply-add build on a machine that has one): it is computed here without fused
 which can round the other way only when the result lies within a hundredth of a unit in the last
 place of half-way between two doubles. Such an element (a few in a hundred) and any whose exp
 argument is beyond 512 are computed again by math.erf / math.erfc itself, so the result is the
-library's in every case.
+library's in every case. On a C library whose erf is another one, the first call finds out (on
+a few values of each range) and math.erf is called on each element instead.
 
 The coefficients are fdlibm's (Copyright (C) 1993 by Sun Microsystems, Inc.: "Permission to use,
 copy, modify, and distribute this software is freely granted, provided that this notice is
@@ -62,7 +63,7 @@ SB = (0.0, 3.03380607434824582924e+01, 3.25792512996573918826e+02, 1.53672958608
       -2.24409524465858183362e+01)
 
 TINY_X = _word(0x3E300000)  # 2^-28: erf(x) = x + efx*x below
-SUBNORMAL_X = _word(0x00800000)  # below: scaled by 16 (fdlibm avoids a spurious underflow)
+SUBNORMAL_X = _word(0x00800000)  # (fdlibm scales by 16 below, to avoid a spurious underflow)
 ERFC_TINY_X = _word(0x3C700000)  # 2^-56: erfc(x) = 1 - x below
 FIRST = _word(0x3FEB0000)  # 0.84375
 SECOND = _word(0x3FF40000)  # 1.25
@@ -290,13 +291,10 @@ def _erf_block(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     ax = np.abs(x)
     neg = np.signbit(x)
     at = _bands(ax, (TINY_X, FIRST, SECOND, ERF_RB, SIX))
-    if at[0].size:
+    if at[0].size:  # (below SUBNORMAL_X scaled by 16, as fdlibm)
         v = x[at[0]]
-        sub = np.abs(v) < SUBNORMAL_X
-        w = v + EFX * v
-        vs = v[sub]
-        w[sub] = 0.0625 * (16.0 * vs + (16.0 * EFX) * vs)
-        out[at[0]] = w
+        out[at[0]] = np.where(np.abs(v) < SUBNORMAL_X, 0.0625 * (16.0 * v + (16.0 * EFX) * v),
+                              v + EFX * v)
     if at[1].size:
         v = x[at[1]]
         out[at[1]] = v + v * _small_ratio(v)
@@ -331,15 +329,8 @@ def _erfc_block(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     if at[1].size:
         v = x[at[1]]
         y = _small_ratio(v)
-        low = v < 0.25
-        vl, yl = v[low], y[low]
-        w = np.empty_like(v)
-        w[low] = 1.0 - (vl + vl * yl)
-        vh, yh = v[~low], y[~low]
-        r = vh * yh
-        r += vh - 0.5
-        w[~low] = 0.5 - r
-        out[at[1]] = w
+        y *= v  # x*y; then 1 - (x + x*y) below 1/4, else 0.5 - (x*y + (x - 0.5))
+        out[at[1]] = np.where(v < 0.25, 1.0 - (v + y), 0.5 - (y + (v - 0.5)))
     if at[2].size:
         w = _near_one_ratio(ax[at[2]])
         n = neg[at[2]]
@@ -368,7 +359,7 @@ def _apply(a, block, scalar):
     arr = np.asarray(a)
     dtype = arr.dtype if arr.dtype.kind == "f" else np.dtype(F64)
     flat = np.ascontiguousarray(arr, dtype=F64).reshape(-1)
-    if flat.size < SMALL:
+    if flat.size < SMALL or not _same_as_the_library():
         out = np.array([scalar(v) for v in flat.tolist()], dtype=F64)
     else:
         out = np.empty_like(flat)
@@ -380,6 +371,20 @@ def _apply(a, block, scalar):
                 if doubt.size:
                     dest[doubt] = [scalar(v) for v in part[doubt].tolist()]
     return out.reshape(arr.shape).astype(dtype, copy=False)
+
+
+@functools.cache
+def _same_as_the_library() -> bool:
+    """Whether this module gives math.erf's and math.erfc's doubles, on values of every range."""
+    x = np.concatenate([np.linspace(-7.0, 7.0, 113), [1e-300, 3e-9, 0.3, 0.9, 2.0, 5.0, 27.0]])
+    for block, scalar in ((_erf_block, math.erf), (_erfc_block, math.erfc)):
+        want, out = [scalar(v) for v in x.tolist()], np.empty_like(x)
+        with np.errstate(all="ignore"):
+            doubt = block(x, out).tolist()
+        out[doubt] = [want[i] for i in doubt]
+        if out.tolist() != want:
+            return False
+    return True
 
 
 def erf(a):
