@@ -6,6 +6,7 @@ PyTorch's float64 erf, which is within 1 ulp of it (erfc within 3)."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -148,3 +149,13 @@ def test_beside_torch_float64_erf_is_within_one_ulp_and_erfc_within_three():
         ulps = np.abs(ours.view(np.int64) - theirs.view(np.int64))
         assert ulps.max() <= most
         assert (ulps == 0).mean() > 0.75  # (mostly the same double)
+
+
+def test_a_c_library_with_another_erf_is_found_out_and_called_per_element(monkeypatch):
+    assert K._same_as_the_library()
+    other = SimpleNamespace(erf=lambda v: math.nextafter(math.erf(v), 2.0), erfc=math.erfc)
+    monkeypatch.setattr(K, "math", other)
+    assert not K._same_as_the_library.__wrapped__()  # (the probe, run again)
+    monkeypatch.setattr(K, "_same_as_the_library", lambda: False)
+    x = np.linspace(-3, 3, 1001)
+    assert_same(K.erf(x), reference(other.erf, x), x)
