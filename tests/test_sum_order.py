@@ -75,6 +75,21 @@ def test_sums_along_every_set_of_dims_transposed_or_not_are_torchs(shape, dtype)
                 assert _bits(ours) == _bits(theirs), (perm, d, keepdim)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, index", [((100, 2000), (slice(None), slice(None, None, 2))),
+                                          ((3000, 20), (slice(None, None, 3),)),
+                                          ((60, 70, 9), (slice(None), slice(1, None, 2))),
+                                          ((50000,), (slice(None, None, 5),))])
+def test_sums_of_strided_slices_are_torchs(shape, index, dtype):
+    """Rows read with a stride (scalar_inner_sum and scalar_outer_sum, one lane per row)."""
+    torch = torch_or_skip()
+    x = _values(shape, dtype, 9)[index]
+    dims = [None] + [c for r in range(1, x.ndim + 1)
+                     for c in itertools.combinations(range(x.ndim), r)]
+    for d in dims:
+        assert _bits(torch_sum(x, d)) == _bits(_torch_sum(torch, x, d)), d
+
+
 @settings(max_examples=120, deadline=None)
 @given(dtype=st.sampled_from(DTYPES),
        shape=st.lists(st.sampled_from([1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65,
@@ -127,7 +142,8 @@ def test_a_sum_of_squares_made_in_chunks_is_the_sum_of_the_squares(n, chunk):
     assert _bits(sum_mapped(x, np.square, chunk)) == _bits(torch_sum(np.square(x)))
 
 
-@pytest.mark.parametrize("shape", [(9, 5), (40, 3), (3, 40), (2, 7, 6)])
+@pytest.mark.parametrize("shape", [(9, 5), (40, 3), (3, 40), (2, 7, 6), (700, 9, 1),
+                                   (3, 40, 1), (20, 16, 32)])
 def test_chain_adds_rows_one_after_another(shape):
     """The additions the kernels are built of: each lane's rows from the first, in order."""
     x = _values(shape, np.float32, 5)
