@@ -197,8 +197,9 @@ def torch_sum(a, dim=None, keepdim: bool = False):
     nd = a.ndim
     axes = tuple(range(nd)) if dim is None else tuple(sorted(set(
         (dim,) if isinstance(dim, int) else dim)))
-    if len(axes) == nd and not keepdim and a.flags.c_contiguous and 0 < a.size < GRAIN_SIZE:
-        return _flat(a.reshape(-1))  # (the common case: the iterator is one contiguous dim)
+    if len(axes) == nd and a.flags.c_contiguous and 0 < a.size < GRAIN_SIZE:
+        r = _flat(a.reshape(-1))  # (the common case: the iterator is one contiguous dim)
+        return np.reshape(r, (1,) * nd) if keepdim else r
     kept = tuple(n for d, n in enumerate(a.shape) if d not in axes)
     shape_out = tuple(1 if d in axes else n for d, n in enumerate(a.shape)) if keepdim \
         else kept
