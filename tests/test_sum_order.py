@@ -177,3 +177,20 @@ def test_ddx_sum_mean_and_mse_and_their_gradients_are_torchs():
     assert _bits(g.value) == _bits(out.detach().numpy())
     assert _bits(g.grads["a"]) == _bits(a.grad.numpy())
     assert _bits(g.grads["b"]) == _bits(b.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, sizes", [((3,), (5, 700)), ((2, 3), (40, 50, 1)),
+                                          ((4, 5), (1, 900)), ((7,), (3000,)),
+                                          ((2, 3, 4), (9, 1, 5, 7))])
+def test_repeats_gradient_sums_as_torchs_repeat_backward(shape, sizes, dtype):
+    """repeat's VJP: the new leading dims summed one at a time, then the repeats at once."""
+    torch = torch_or_skip()
+    from ddx.ops.kernels_shape import repeat_back
+
+    a = _values(shape, dtype, 1)
+    t = torch.from_numpy(a.copy()).requires_grad_()
+    out = t.repeat(*sizes)
+    g = _values(tuple(out.shape), dtype, 2)
+    out.backward(torch.from_numpy(g))
+    assert _bits(repeat_back(g, None, a, sizes=sizes)) == _bits(t.grad.numpy())

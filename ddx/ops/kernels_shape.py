@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels_sum import torch_sum
+
 
 def on_parts(fn, x, *args, **kw):
     """``fn(x, ...)`` for a linear ``fn``: on an array, or on both parts of a dual number."""
@@ -204,12 +206,20 @@ def repeated(a, *, sizes):
 
 
 def repeat_back(g, o, a, *, sizes):
-    shape = (1,) * (len(sizes) - np.ndim(a)) + np.shape(a)
-    split = []
-    for r, n in zip(sizes, shape):
-        split += [r, n]
-    summed = np.sum(np.reshape(g, tuple(split)), axis=tuple(range(0, len(split), 2)))
-    return np.reshape(summed, np.shape(a))
+    """PyTorch's repeat_backward, sum for sum: the new leading dims one at a time, then one
+    sum over the repeats of the others (g viewed as (repeat, size) pairs)."""
+    extra = len(sizes) - np.ndim(a)
+    for _ in range(extra):
+        g = torch_sum(g, (0,))
+    split, dims = [], []
+    for r, n in zip(sizes[extra:], np.shape(a)):
+        if r != 1:
+            dims.append(len(split))
+            split.append(r)
+        split.append(n)
+    if dims:
+        g = torch_sum(np.reshape(g, tuple(split)), tuple(dims))
+    return np.reshape(g, np.shape(a))
 
 
 def narrowed(a, *, dim, start, stop, **kw):
