@@ -74,6 +74,15 @@ def test_in_place_in_grad_mode_records_the_op_and_its_gradient():
     assert out[1] == repr([float(np.float32(v)) for v in want])
 
 
+def test_in_place_on_a_view_in_grad_mode_is_refused_rather_than_half_done():
+    # PyTorch changes the base too (grad_fn=<CopySlices>); ddx says it does not record that
+    out = session_run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nv = y[0]\n"
+                      "v.mul_(3)\nprint(y)")
+    assert out[0].startswith("error: mul_() on a view of another tensor, recorded for "
+                             "autograd, is not supported by ddx")
+    assert out[1] == "tensor([2., 2.], grad_fn=<MulBackward0>)"
+
+
 def test_in_place_on_a_leaf_that_requires_grad_is_refused_and_changes_nothing():
     out = session_run("w = torch.ones(2, requires_grad=True)\nw.add_(1)\nw[0] = 5.0\n"
                       "w[w > 0] = 5.0\nprint(w)")

@@ -67,7 +67,13 @@ def write(ev, t: Tensor, new: Any) -> Tensor:
 
 def _rebind(ev, node, t: Tensor, result: Any) -> Any:
     """Every name that holds ``t`` (in this scope and the enclosing ones) now holds the
-    recorded result, as every alias of an in-place changed tensor sees the change."""
+    recorded result, as every alias of an in-place changed tensor sees the change. A view of
+    another tensor is refused: PyTorch would change its base too (CopySlices)."""
+    op = node.value if node.value.endswith("_") else "this in-place op"
+    if t.value.base is not None:
+        raise DdxRuntimeError(f"{op}() on a view of another tensor, recorded for autograd, is "
+                              "not supported by ddx (PyTorch changes the view's base too); "
+                              "change a copy: y = y.clone()")
     found = False
     env = ev.env
     while env is not None:
@@ -80,7 +86,6 @@ def _rebind(ev, node, t: Tensor, result: Any) -> Any:
                     dict.__setitem__(env, name, result)
         env = getattr(env, "outer", None)
     if not found:
-        op = node.value if node.value.endswith("_") else "this in-place op"
         raise DdxRuntimeError(f"{op}() on a tensor that requires grad is recorded by ddx only "
                               "on a tensor a name holds (write y = y." + op[:-1] + "(...))")
     return result
