@@ -62,7 +62,25 @@ def write(ev, t: Tensor, new: Any) -> Tensor:
     if not old.flags.writeable:
         t.value = old = np.array(old)
     old[...] = new
+    _write_back(ev, t)
     return t
+
+
+def _is_view(t: Tensor) -> bool:
+    return t.value.base is not None or t.op == "select" and bool(t.inputs)
+
+
+def _write_back(ev, t: Tensor) -> None:
+    """x[0] of a vector is a 0-d copy in numpy (a view in PyTorch): write it into x."""
+    cur = t
+    while cur.op == "select" and cur.inputs and cur.value.base is None:
+        parent = cur.inputs[0]
+        if ev.journal is not None:
+            ev.journal.overwrite(parent.value)
+        if not parent.value.flags.writeable:
+            parent.value = np.array(parent.value)
+        parent.value[cur.kw["key"]] = cur.value
+        cur = parent
 
 
 def _rebind(ev, node, t: Tensor, result: Any) -> Any:
@@ -70,7 +88,7 @@ def _rebind(ev, node, t: Tensor, result: Any) -> Any:
     recorded result, as every alias of an in-place changed tensor sees the change. A view of
     another tensor is refused: PyTorch would change its base too (CopySlices)."""
     op = node.value if node.value.endswith("_") else "this in-place op"
-    if t.value.base is not None:
+    if _is_view(t):
         raise DdxRuntimeError(f"{op}() on a view of another tensor, recorded for autograd, is "
                               "not supported by ddx (PyTorch changes the view's base too); "
                               "change a copy: y = y.clone()")
@@ -165,6 +183,17 @@ METHODS = {**{f"{n}_": in_place(n) for n in (*UNARY, *BINARY)},
            "copy_": m_copy_, "fill_": m_fill_}
 
 
+def _written_back(method):
+    """x[0].zero_(): the element of x too (see _write_back)."""
+
+    def zero_(ev, node, t: Tensor, args: list, kw: dict) -> Any:
+        result = method(ev, node, t, args, kw)
+        _write_back(ev, t)
+        return result
+
+    return zero_
+
+
 def _torch_in_place(name: str):
     """``torch.sin_(x)``: x.sin_() (the tensor is the call's first argument)."""
     method = METHODS[name]
@@ -184,6 +213,7 @@ def register() -> None:
 
     for name, fn in METHODS.items():
         TENSOR_METHODS.setdefault(name, fn)
+    TENSOR_METHODS["zero_"] = _written_back(TENSOR_METHODS["zero_"])
     for name in (*UNARY, "clamp"):
         if name not in ("negative", "arcsin", "arccos", "arctan", "nan_to_num"):
             EXTRA["torch"].setdefault(f"{name}_", Native(f"{name}_", _torch_in_place(f"{name}_")))
