@@ -8,8 +8,6 @@ import math
 
 import numpy as np
 
-from .kernels_erf import erf, erfc  # noqa: F401 - (numpy has none: math.erf's, on arrays)
-
 SQRT1_2 = math.sqrt(0.5)
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
@@ -62,6 +60,20 @@ def sigmoid(a):
     # Split by sign so exp never overflows.
     e = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def erf(a):
+    """math.erf's values on arrays (numpy has no erf): ops/kernels_erf.py, imported at the first
+    call, not at start-up."""
+    from .kernels_erf import erf as on_arrays
+
+    return on_arrays(a)
+
+
+def erfc(a):
+    from .kernels_erf import erfc as on_arrays
+
+    return on_arrays(a)
 
 
 def rule_sigmoid(a):
