@@ -50,26 +50,25 @@ def _csv_bytes(frame) -> bytes:
     return buf.getvalue()
 
 
-def _rewrite_lines(text: bytes, rows: np.ndarray, need: list[list[bool]],
-                   values: list[list[float]]) -> bytes:
-    """``text`` (lines of numbers) with the fields ``need[j]`` of line ``rows[j]`` (sorted)
-    written as ``repr(values[j][k])``, the other fields kept."""
+def _write_lines(out: IO[bytes], text, rows: np.ndarray, need: list[list[bool]],
+                 values: list[list[float]]) -> None:
+    """``text`` (lines of numbers) to ``out``, with the fields ``need[j]`` of line ``rows[j]``
+    (sorted) written as ``repr(values[j][k])``, the other fields kept. (In pieces: joining them
+    first would copy the text twice more.)"""
     ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
     stops = ends[rows]
     starts = np.where(rows > 0, ends[np.maximum(rows - 1, 0)] + 1, 0)
-    view = memoryview(text)
-    parts = []
+    write = out.write
     prev = 0
     for start, stop, which, row in zip(starts.tolist(), stops.tolist(), need, values):
-        parts.append(view[prev:start])
-        fields = text[start:stop].split(b",")
+        write(text[prev:start])
+        fields = bytes(text[start:stop]).split(b",")
         for k, on in enumerate(which):
             if on:
                 fields[k] = repr(row[k]).encode()
-        parts.append(b",".join(fields))
+        write(b",".join(fields))
         prev = stop  # (the newline stays)
-    parts.append(view[prev:])
-    return b"".join(parts)
+    write(text[prev:])
 
 
 class CsvWriter:
@@ -102,12 +101,17 @@ class CsvWriter:
         series = [pl.Series(n, a) for n, a in zip(self.names, arrays)]
         if bad:
             series = [s.scatter(bad, None) for s in series]
-        text = _csv_bytes(pl.DataFrame(series))
-        rows = np.flatnonzero(fix)
-        if rows.size:  # the numbers Polars writes otherwise: written by repr
-            text = _rewrite_lines(text, rows, np.column_stack([m[rows] for m in need]).tolist(),
-                                  np.column_stack([a[rows] for a in arrays]).tolist())
-        self.out.write(text)
+        buf = io.BytesIO()
+        pl.DataFrame(series).write_csv(buf, include_header=False, null_value="",
+                                       quote_style="necessary", line_terminator="\n")
+        with buf.getbuffer() as text:  # (Polars' text, not copied)
+            rows = np.flatnonzero(fix)
+            if rows.size:  # the numbers Polars writes otherwise: written by repr
+                _write_lines(self.out, text, rows,
+                             np.column_stack([m[rows] for m in need]).tolist(),
+                             np.column_stack([a[rows] for a in arrays]).tolist())
+            else:
+                self.out.write(text)
 
     def close(self) -> None:
         pass
