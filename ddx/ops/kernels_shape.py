@@ -206,17 +206,14 @@ def repeated(a, *, sizes):
 
 
 def repeat_back(g, o, a, *, sizes):
-    """PyTorch's repeat_backward, sum for sum: the new leading dims one at a time, then one
-    sum over the repeats of the others (g viewed as (repeat, size) pairs)."""
+    """PyTorch's repeat_backward: new leading dims summed one by one, then the repeats at once."""
     extra = len(sizes) - np.ndim(a)
     for _ in range(extra):
         g = torch_sum(g, (0,))
     split, dims = [], []
     for r, n in zip(sizes[extra:], np.shape(a)):
-        if r != 1:
-            dims.append(len(split))
-            split.append(r)
-        split.append(n)
+        dims += [len(split)] if r != 1 else []
+        split += [r, n] if r != 1 else [n]
     if dims:
         g = torch_sum(np.reshape(g, tuple(split)), tuple(dims))
     return np.reshape(g, np.shape(a))
