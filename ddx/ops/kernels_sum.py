@@ -197,7 +197,7 @@ def torch_sum(a, dim=None, keepdim: bool = False):
     nd = a.ndim
     axes = tuple(range(nd)) if dim is None else tuple(sorted(set(
         (dim,) if isinstance(dim, int) else dim)))
-    if len(axes) == nd and a.flags.c_contiguous and 0 < a.size < GRAIN_SIZE:
+    if len(axes) == nd and a.flags.c_contiguous and a.size:
         r = _flat(a.reshape(-1))  # (the common case: the iterator is one contiguous dim)
         return np.reshape(r, (1,) * nd) if keepdim else r
     kept = tuple(n for d, n in enumerate(a.shape) if d not in axes)
@@ -233,12 +233,19 @@ def torch_mean(a, dim=None, keepdim: bool = False):
 
 
 def _flat(x: np.ndarray):
-    """The sum of a contiguous 1-D array of fewer than GRAIN_SIZE elements."""
+    """The sum of a contiguous 1-D array: one row (vectorised when a vector long), or above
+    GRAIN_SIZE one range per thread (two_pass_reduction), their sums then summed."""
     width = vector_bytes() // x.itemsize
+    zero = x.dtype.type(0)
+    if x.size >= GRAIN_SIZE and threads() > 1:
+        buffer = np.zeros(threads(), x.dtype)
+        for t, (begin, end) in enumerate(_split(x.size, threads(), GRAIN_SIZE)):
+            buffer[t] = inner_vectorized(x[begin:end], width) + zero
+        return _flat(buffer)
     if x.size >= width:
-        return inner_vectorized(x, width) + x.dtype.type(0)
+        return inner_vectorized(x, width) + zero
     r, _ = loop(x.reshape(1, -1), x.itemsize, 0, 0, 0)
-    return r[0] + x.dtype.type(0)
+    return r[0] + zero
 
 
 def _split(n: int, nthreads: int, grain: int):
