@@ -69,25 +69,70 @@ def test_unfused_kernel_small_k(m, k, n, seed, zeros, col_a, col_b, bias):
 
 @settings(max_examples=60, deadline=None)
 @given(m4=st.integers(1, 30), k=st.integers(1, 450), n=st.integers(16, 120), seed=seeds,
-       zeros=st.booleans(), col_a=st.booleans(), col_b=st.booleans())
-def test_fused_kernel(m4, k, n, seed, zeros, col_a, col_b):
+       zeros=st.booleans(), col_a=st.booleans(), col_b=st.booleans(), bias=st.booleans())
+def test_fused_kernel(m4, k, n, seed, zeros, col_a, col_b, bias):
     """N >= 16 and M a multiple of 4: fma in k order, K in blocks of 192 added in order (two
-    halves for an even K between 192 and 384)."""
+    halves for an even K between 192 and 384), the bias added to the first block's sum."""
     assume(gemm.kind(4 * m4, k, n) == "fused")
-    _check(4 * m4, k, n, seed, zeros, col_a, col_b, False)
+    _check(4 * m4, k, n, seed, zeros, col_a, col_b, bias)
 
 
-@pytest.mark.parametrize("m, k, n, col_a, col_b", [
-    (64, 1000, 100, False, False),   # two-layer net: x.mm(w1)
-    (64, 100, 10, False, False),     # h.mm(w2)
-    (100, 64, 10, True, False),      # its backward: h.t().mm(grad)
-    (64, 10, 100, False, True),      # grad.mm(w2.t())
-    (1000, 64, 100, True, False),    # x.t().mm(grad_h)
-    (1, 2000, 3, True, False),       # polynomial: grad.t().mm(xx) (nn.Linear's weight)
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(5, 11).filter(lambda m: m % 4), k=st.integers(64, 450),
+       n=st.integers(16, 120), seed=seeds, zeros=st.booleans(), col_a=st.booleans(),
+       bias=st.booleans())
+def test_fused_kernel_rows_left_over(m, k, n, seed, zeros, col_a, bias):
+    """The last M % 4 rows (B row-major, K >= 64): the unfused kernel, bias first."""
+    assume(gemm.kind(m, k, n) == "fused")
+    _check(m, k, n, seed, zeros, col_a, False, bias)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(2, 70), k4=st.integers(2, 300), n=st.integers(8, 11), seed=seeds,
+       zeros=st.booleans(), bias=st.booleans())
+def test_lanes_kernel(m, k4, n, seed, zeros, bias):
+    """A row-major, B column-major (x @ W.t()), 8 <= N <= 11, K >= 8, K % 4 == 0: the
+    dot-product kernel, 4 lanes for the first 8 columns and 8 for the rest; the bias last."""
+    _check(m, 4 * k4, n, seed, zeros, False, True, bias)
+
+
+@settings(max_examples=100, deadline=None)
+@given(k16=st.integers(0, 499), rest=st.sampled_from([0, 4, 8]), seed=seeds,
+       zeros=st.booleans())
+def test_dot(k16, rest, seed, zeros):
+    """torch.dot (matmul of two vectors): MKL's sdot's 16 lanes, for K % 16 in {0, 4, 8}."""
+    torch = torch_or_skip()
+    k = 16 * k16 + rest
+    if k == 0:
+        return
+    x, y = _data(seed, (k,), zeros), _data(seed + 1, (k,), False)
+    got = gemm.dot32(x, y)
+    want = torch.dot(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    assert got is not None and got.dtype == np.float32 and got == want, (k, got, want)
+
+
+def test_dot_outside_the_measured_sizes_is_numpys():
+    x, y = _data(0, (12,), False), _data(1, (12,), False)
+    assert gemm.dot32(x, y) is None and gemm.dot(x, y) == np.dot(x, y)
+    x, y = _data(0, (8016,), False), _data(1, (8016,), False)
+    assert gemm.dot32(x, y) is None
+
+
+@pytest.mark.parametrize("m, k, n, col_a, col_b, bias", [
+    (64, 1000, 100, False, False, False),   # two-layer net: x.mm(w1)
+    (64, 100, 10, False, False, False),     # h.mm(w2)
+    (100, 64, 10, True, False, False),      # its backward: h.t().mm(grad)
+    (64, 10, 100, False, True, False),      # grad.mm(w2.t())
+    (1000, 64, 100, True, False, False),    # x.t().mm(grad_h)
+    (1, 2000, 3, True, False, False),       # polynomial: grad.t().mm(xx) (nn.Linear's weight)
+    (64, 1000, 100, False, True, True),     # two-layer nn: F.linear(x, W1, b1)
+    (64, 100, 10, False, True, True),       # F.linear(h, W2, b2)
+    (10, 64, 100, True, False, False),      # W2's gradient: (g.t() @ h).t()
+    (100, 64, 1000, True, False, False),    # W1's gradient: (g.t() @ x).t()
 ])
-def test_tutorial_products(m, k, n, col_a, col_b):
+def test_tutorial_products(m, k, n, col_a, col_b, bias):
     for seed in range(3):
-        _check(m, k, n, seed, seed == 1, col_a, col_b, False)
+        _check(m, k, n, seed, seed == 1, col_a, col_b, bias)
 
 
 def test_polynomial_linear_with_bias():
@@ -95,10 +140,12 @@ def test_polynomial_linear_with_bias():
         _check(2000, 3, 1, seed, False, False, True, True)
 
 
-@pytest.mark.parametrize("m, k, n", [(2, 8, 1), (3, 5, 12), (5, 7, 17), (4, 3, 0), (8, 7, 17),
-                                     (64, 193, 16), (8, 5, 100)])
-def test_unmeasured_sizes_are_numpys(m, k, n):
+@pytest.mark.parametrize("m, k, n, col_b", [(2, 8, 1, False), (3, 5, 12, False), (4, 3, 0, False),
+                                            (13, 64, 16, False), (64, 193, 16, False),
+                                            (66, 100, 32, False), (5, 6, 10, True)])
+def test_unmeasured_sizes_are_numpys(m, k, n, col_b):
     a, b = _data(0, (m, k), False), _data(1, (k, n), False)
+    b = np.asfortranarray(b) if col_b else b
     assert gemm.mm32(a, b) is None
     assert np.array_equal(gemm.mm(a, b), np.matmul(a, b))
 

@@ -26,7 +26,8 @@ _CHUNK = 1 << 20  # products held at once by the unfused kernel
 _F64_MID = np.int64(1 << 28)  # a float64 exactly halfway between two float32s: low 29 bits
 _F64_LOW = np.int64((1 << 29) - 1)
 _TRUSTED: dict = {}  # (m, k, n) -> times numpy's matmul agreed with the exact chain; -1: not
-_TRUST_AFTER = 3
+_TRUST_AFTER = 3  # calls, and at least _TRUST_VALUES values compared in all
+_TRUST_VALUES = 4096
 
 
 def _plain(x) -> bool:
@@ -37,21 +38,23 @@ def _row_major(b: np.ndarray) -> bool:
     return b.shape[1] == 1 or b.strides[1] == b.itemsize
 
 
-def kind(m: int, k: int, n: int, row_major_b: bool = True) -> str | None:
-    """Which of MKL's kernels computes mm of these sizes ('fused', 'unfused'), or None where
-    the order was not measured or did not fit (numpy's matmul then)."""
+def kind(m: int, k: int, n: int, row_major_b: bool = True,
+         row_major_a: bool = True) -> str | None:
+    """Which of MKL's kernels computes mm of these sizes ('fused', 'unfused', 'lanes'), or
+    None where the order was not measured or did not fit (numpy's matmul then)."""
     if m <= 0 or k <= 0 or n <= 0:
         return None
     if n >= 16:
-        rest = n % 16
-        if m % 4 or not (rest == 0 or rest >= 5 or (rest == 4 and m >= 64)):
+        if m % 4 and not (row_major_b and 4 < m < 12 and k >= 64):
             return None
         return "fused" if k <= KC or k >= 2 * KC or k % 2 == 0 else None
     if n == 1:
         return "unfused" if k <= 3 else None
     if n > 11:
         return None
-    return "unfused" if row_major_b or (k <= 3 and m >= 2) else None
+    if row_major_b or (k <= 3 and m >= 2):
+        return "unfused"
+    return "lanes" if n >= 8 and m >= 2 and k >= 8 and k % 4 == 0 and row_major_a else None
 
 
 def _fma_exact(c: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -85,13 +88,17 @@ def _fma_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return acc32
 
 
+def _out_size(a: np.ndarray, b: np.ndarray) -> int:
+    return max(1, a.shape[0] * b.shape[1])
+
+
 def _fused_block(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """One block of K: numpy's matmul once it gave the exact chain's values for this shape on
     _TRUST_AFTER calls (OpenBLAS's sgemm is such a chain for many shapes, not all: not for
     (64, 40) @ (40, 100)), the exact chain before that and for good after one difference."""
     key = (*a.shape, b.shape[1])
     seen = _TRUSTED.get(key, 0)
-    if seen >= _TRUST_AFTER:
+    if seen >= max(_TRUST_AFTER, _TRUST_VALUES // _out_size(a, b)):
         return np.matmul(a, b)
     exact = _fma_chain(a, b)
     if seen >= 0:
@@ -106,13 +113,38 @@ def _blocks(k: int) -> list[tuple[int, int]]:
     return [(s, min(k, s + KC)) for s in range(0, k, KC)]
 
 
-def _fused_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """fma in k order per block; the blocks' sums added in order."""
+def _fused_rows(a: np.ndarray, b: np.ndarray, bias=None) -> np.ndarray:
+    """fma in k order per block; the first block's sum + the bias, then the others' added in
+    order."""
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     out = None
     for s, e in _blocks(a.shape[1]):
         part = _fused_block(a[:, s:e], np.ascontiguousarray(b[s:e]))
-        out = part if out is None else out + part
+        out = (part if bias is None else part + bias) if out is None else out + part
+    return out
+
+
+def _lanes(prods: np.ndarray, width: int) -> np.ndarray:
+    """Rows of products (E, K) added in width lanes (k mod width, in k order), the lanes
+    halved pairwise (lane l + lane l + width/2, ...), then the products left over in order."""
+    e, k = prods.shape
+    whole = k // width * width
+    acc = _unfused(prods[:, :whole].reshape(e, whole // width, width), 1)
+    while acc.shape[1] > 1:
+        half = acc.shape[1] // 2
+        acc = acc[:, :half] + acc[:, half:]
+    return _unfused(np.concatenate([acc, prods[:, whole:]], axis=1), 1)
+
+
+def _lane_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A row-major, B column-major, 8 <= N <= 11, K >= 8 and K % 4 == 0: the dot-product
+    kernel (no fma); 4 lanes for the first 8 columns, 8 lanes for the rest."""
+    m, k = a.shape
+    n = b.shape[1]
+    prods = a[:, None, :] * np.transpose(b)[None, :, :]
+    out = np.empty((m, n), dtype=np.float32)
+    out[:, :8] = _lanes(prods[:, :8].reshape(-1, k), 4).reshape(m, 8)
+    out[:, 8:] = _lanes(prods[:, 8:].reshape(-1, k), 8).reshape(m, n - 8)
     return out
 
 
@@ -133,9 +165,10 @@ def _eights(prods: np.ndarray, start) -> np.ndarray:
     return _unfused(np.concatenate(parts, axis=1), 1)
 
 
-def _unfused_rows(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
+def _unfused_rows(a: np.ndarray, b: np.ndarray, start=None, first: int = 0) -> np.ndarray:
     """Products rounded, then added in k order (after start, a bias broadcast to C's shape,
-    when given); row i of C starts at float i N of its buffer."""
+    when given); these are the rows first, first + 1, ... of C, row i starting at float i N
+    of C's buffer."""
     m, k = a.shape
     n = b.shape[1]
     out = np.empty((m, n), dtype=np.float32)
@@ -147,7 +180,7 @@ def _unfused_rows(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
         out[r:r + step] = _unfused(prods, 1)
     rows, cols = [], []
     for r in range(m):
-        head = -r * n % 4
+        head = -(first + r) * n % 4
         if head and n - head >= 4:
             rows.extend([r] * head)
             cols.extend(range(head))
@@ -157,27 +190,39 @@ def _unfused_rows(a: np.ndarray, b: np.ndarray, start=None) -> np.ndarray:
     return out
 
 
+def _start(bias, m: int, n: int):
+    return None if bias is None else np.ascontiguousarray(np.broadcast_to(bias, (m, n)))
+
+
 def mm32(a, b, bias=None):
     """a @ b (+ bias) of float32 matrices in MKL's order, or None where that order is not
-    modelled (other dtypes and ranks, dual numbers, the sizes kind() leaves out, a bias on
-    the fused kernel)."""
+    modelled (other dtypes and ranks, dual numbers, the sizes kind() leaves out)."""
     if not (_plain(a) and _plain(b)) or b.shape[0] != a.shape[1]:
         return None
     m, k = a.shape
     n = b.shape[1]
-    which = kind(m, k, n, _row_major(b))
+    which = kind(m, k, n, _row_major(b), m == 1 or a.strides[1] == a.itemsize)
+    if which == "fused":
+        panels = 4 * (m // 4)
+        out = np.empty((m, n), dtype=np.float32)
+        if panels:
+            out[:panels] = _fused_rows(a[:panels], b, bias)
+        if panels < m:  # the rows left over: the unfused kernel
+            out[panels:] = _unfused_rows(a[panels:], b, _start(bias, m - panels, n), panels)
+        return out + np.float32(0.0)  # MKL's sums start at +0: an all -0 sum is +0
+    if which == "lanes":
+        out = _lane_rows(a, b)
+        return out + np.float32(0.0) if bias is None else out + bias
     if which is None:
         return None
-    if which == "fused":
-        return None if bias is not None else _fused_rows(a, b) + np.float32(0.0)
     if bias is None:
-        return _unfused_rows(a, b) + np.float32(0.0)  # MKL's sums start at +0
+        return _unfused_rows(a, b) + np.float32(0.0)
     if n == 1 or not _row_major(b):  # the bias added to the finished sum
         if n == 1 and (m == 1 or k == 1 or b.strides[1] == b.itemsize or
                        a.strides[1] != a.itemsize):
             return None  # (measured only for nn.Linear(k, 1)'s x @ W.t())
         return _unfused_rows(a, b) + bias
-    return _unfused_rows(a, b, np.ascontiguousarray(np.broadcast_to(bias, (m, n))))
+    return _unfused_rows(a, b, _start(bias, m, n))
 
 
 def mm(a, b):
@@ -221,3 +266,33 @@ def mm_grad_b(g, a, b):
 def or_else(done, x, y):
     """done, or numpy's x @ y where the float32 kernel left it (None)."""
     return x @ y if done is None else done
+
+
+def dot32(x, y):
+    """torch.dot of float32 vectors as MKL's sdot adds them (measured for K % 16 in {0, 4, 8}
+    and K up to 8000; beyond, MKL splits the sum otherwise): 16 lanes (k mod 16) of rounded
+    products, four registers of 4 lanes; what is left in groups of 4 added to the registers
+    in turn; the registers added in order, then the 4 lanes as (0 + 2) + (1 + 3). None
+    elsewhere."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.ndim == y.ndim == 1
+            and x.dtype == y.dtype == np.float32 and x.shape == y.shape):
+        return None
+    k = x.shape[0]
+    if k == 0 or k % 16 not in (0, 4, 8) or k > 8000:
+        return None
+    prods = x * y
+    whole = k // 16 * 16
+    regs = np.zeros((4, 4), np.float32)
+    if whole:
+        regs = _unfused(prods[:whole].reshape(-1, 16), 0).reshape(4, 4).copy()
+    for i, s in enumerate(range(whole, k, 4)):
+        regs[i] += prods[s:s + 4]
+    lanes = regs[0]
+    for r in regs[1:]:
+        lanes = lanes + r
+    return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) + np.float32(0.0)
+
+
+def dot(x, y):
+    out = dot32(x, y)
+    return np.dot(x, y) if out is None else out

@@ -41,7 +41,7 @@ from .table import OPS, Op, op
 
 _LINALG = ("torch", "Tensor", "linalg")
 
-op("dot", "DotBackward0", np.dot, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
+op("dot", "DotBackward0", gemm.dot, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
    jvp=bilinear(np.dot), elementwise=False, call="binary", shown="matmul", symbol="@",
    emit={"torch": "torch.dot({0}, {1})", "jax": "jnp.dot({0}, {1})"},
    example=("dot(x, y)", {"x": (3,), "y": (3,)}))
