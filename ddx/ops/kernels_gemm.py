@@ -1,19 +1,31 @@
-"""float32 matrix products in the order PyTorch 2.13's CPU build adds them (MKL 2024.2 sgemm, as
-measured on the AVX-512 machine the tutorials are compared on), so that mm, addmm and
-F.linear give PyTorch's float32 values to the last bit; numpy's matmul (OpenBLAS) elsewhere.
+"""float32 matrix products in the order PyTorch 2.13's CPU build adds them (MKL 2024.2 sgemm and
+sdot, as measured against torch on the 2-core AVX-512 machine the tutorials are compared on),
+so that mm, addmm, F.linear and dot give PyTorch's float32 values to the last bit; numpy's
+matmul/dot (OpenBLAS) wherever the order was not measured or did not fit.
 
-What was measured (C = A @ B, A (M, K), B (K, N), C's element (i, j) = sum over k of
-A[i, k] B[k, j]; the tests in tests/test_gemm_order.py compare with torch bit for bit):
+C = A @ B, A (M, K), B (K, N): element (i, j) sums A[i, k] B[k, j] over k. What was found
+(tests/test_gemm_order.py compares each class with torch bit for bit):
 
-- N >= 16: the rows of the 4-row panels (i < 4 (M // 4)) are fused multiply-adds in k order
-  (one rounding per step), K cut in blocks of 192 whose sums are added in order.
-- Every other row (all of them when N < 16, the last M % 4 otherwise; M = 1 included): a
-  product rounded, then added, k after k (no fma), K not cut. Except where the row of C
-  does not start on 16 bytes: its first p = (-i N) mod 4 elements (when at least 4 are left
-  after them) add k in blocks of 8: the first 4 onto the running sum one by one, the last 4
-  summed alone, then added.
-- N = 1 with M > 1 and K >= 8 (MKL's matrix-vector path) is not modelled: numpy.
-- addmm: the product's sum, then the bias added (one rounding)."""
+- fused: N >= 16, rows of the 4-row panels (i < 4 (M // 4)): fused multiply-adds in k order
+  from +0, K cut in blocks of 192 (two halves for an even K between 192 and 384; odd ones
+  there are not modelled), the blocks' sums added in order, a bias added to the first one's.
+  The M % 4 rows left over (measured for 4 < M < 12, K >= 64, B row-major): unfused.
+- unfused: N <= 11 with B row-major, and K <= 3 with either layout: each product
+  rounded, then added in k order (a bias first, as the sum's start); the first p =
+  (-i N) mod 4 elements of a row of C that does not start on 16 bytes (when at least 4 are
+  left after them) add k in blocks of 8: the first 4 onto the running sum one by one, the
+  last 4 summed alone, then added. With N = 1 or a column-major B the bias comes last.
+- lanes: A row-major, B column-major (x @ W.t()), 8 <= N <= 11, K >= 8, K % 4 == 0: products
+  rounded, in 4 lanes (k mod 4) for the first 8 columns, 8 lanes for the others, the lanes
+  halved pairwise, what is left after the lanes added in order; the bias last.
+- dot (torch.dot, matmul of two vectors): see dot32.
+
+Not modelled: N = 1 with K > 3 (MKL's matrix-vector path), 12 <= N <= 15, a column-major B
+outside the cases above, M % 4 != 0 with N >= 16 otherwise, batched products (bmm), mv.
+
+The fused chains are computed exactly in float64 (each product exact, a sum halfway between
+two float32s redone rounded to odd), or by numpy's matmul for a block shape once it agreed
+with the exact chain (OpenBLAS's sgemm is the same chain for most shapes, not all)."""
 
 from __future__ import annotations
 
