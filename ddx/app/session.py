@@ -154,6 +154,7 @@ class Session:
     def evaluator(self, program) -> Evaluator:
         ev = Evaluator(program, self.env, dtype=self.dtype, surface=surface)
         ev.session = self  # (torch.set_default_dtype changes the session's)
+        ev.python_values = not self.echo  # a .py file: x = 2.0 is Python's float, as python's
         ev.partial = self.partial  # print(..., end="") in an earlier statement of a script
         ev.addresses = self.addresses
         ev.nodes = self.nodes

@@ -31,10 +31,11 @@ class Binding:
                                start=target.start, end=target.end)
         name = target.value
         journal = self.journal
-        if type(value) is Literal and value and numeric(value):  # x = [1., 2.]: a leaf, as in ddx's
-            value = self.literal_tensor(value)  # expression language (SPEC §2)
-        if isinstance(value, Tensor):
-            if value.weak and self.repl and value.value.dtype.kind in "iub":
+        plain = self.python_values  # (a .py file: numbers and lists stay Python's)
+        if type(value) is Literal and value and numeric(value) and not plain:
+            value = self.literal_tensor(value)  # x = [1., 2.]: a leaf, as in ddx's expression
+        if isinstance(value, Tensor):  # language (SPEC §2)
+            if value.weak and self.repl and (plain or value.value.dtype.kind in "iub"):
                 pass  # n = 10 in the REPL: a Python int (an int cannot require grad)
             elif value.const:
                 value = self.make_leaf(name, value.value, start=target.start)

@@ -39,12 +39,40 @@ def _dtype_arg(value) -> np.dtype | None:
                        f"{type_name(value)}")
 
 
+def _nested(node: Ast, src: list | tuple) -> np.ndarray:
+    """torch.tensor's data from nested lists and tuples of numbers and one-element tensors
+    (explicit stack), as numpy makes it: ints stay ints, any float makes it float."""
+    root: list = []
+    stack = [(src, root)]
+    while stack:
+        seq, out = stack.pop()
+        for item in seq:
+            if isinstance(item, (list, tuple)):
+                sub: list = []
+                out.append(sub)
+                stack.append((item, sub))
+            elif isinstance(item, Tensor) and item.value.size == 1:
+                out.append(item.value.reshape(()).item())
+            elif isinstance(item, (bool, int, float)):
+                out.append(item)
+            else:
+                raise DdxTypeError(f"tensor(): a list of numbers, not of {type_name(item)}",
+                                   start=node.pos, end=node.end)
+    try:
+        return np.array(root)
+    except ValueError:
+        raise DdxTypeError("tensor(): the nested lists have different lengths",
+                           start=node.pos, end=node.end) from None
+
+
 def fn_tensor(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     check_keywords(node, kw, ("requires_grad", "dtype"))
     check_arity(node, args, 1, {})
     src = args[0]
     if isinstance(src, bool):
         src = Tensor(np.asarray(src))
+    if isinstance(src, (list, tuple)):  # a list made by Python code: xs = [0.1 * i for ...]
+        src = Tensor(_nested(node, src))
     if not isinstance(src, Tensor):
         raise DdxTypeError(f"tensor() takes numbers or [..] literals, got {type_name(src)}",
                            start=node.pos, end=node.end)

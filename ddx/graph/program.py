@@ -79,6 +79,7 @@ class Evaluator(Arithmetic, Compound, Binding):
     """Runs statements against an environment of names, recording every tensor it makes."""
 
     journal: Journal | None = None  # a REPL session's undo log for the running statement
+    python_values = False  # a .py script: x = 2.0 and x = [1, 2] stay a float and a list
 
     def __init__(self, program: Program, env: dict[str, Any] | None = None, *,
                  dtype=np.float64, leaf_requires: Callable[[str], bool] | None = None,
