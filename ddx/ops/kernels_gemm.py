@@ -100,22 +100,39 @@ def _fma_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return acc32
 
 
-def _out_size(a: np.ndarray, b: np.ndarray) -> int:
-    return max(1, a.shape[0] * b.shape[1])
+def _pad(a: np.ndarray, b: np.ndarray, mp: int, kp: int) -> tuple[np.ndarray, np.ndarray]:
+    m, k = a.shape
+    if (mp, kp) == (m, k):
+        return a, b
+    pa = np.zeros((mp, kp), np.float32)
+    pa[:m, :k] = a
+    pb = np.zeros((kp, b.shape[1]), np.float32)
+    pb[:k] = b
+    return pa, pb
 
 
 def _fused_block(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """One block of K: numpy's matmul once it gave the exact chain's values for this shape on
-    _TRUST_AFTER calls (OpenBLAS's sgemm is such a chain for many shapes, not all: not for
-    (64, 40) @ (40, 100)), the exact chain before that and for good after one difference."""
-    key = (*a.shape, b.shape[1])
-    seen = _TRUSTED.get(key, 0)
-    if seen >= max(_TRUST_AFTER, _TRUST_VALUES // _out_size(a, b)):
-        return np.matmul(a, b)
-    exact = _fma_chain(a, b)
-    if seen >= 0:
-        _TRUSTED[key] = seen + 1 if np.array_equal(np.matmul(a, b), exact) else -1
-    return exact
+    _TRUST_AFTER calls and _TRUST_VALUES values (OpenBLAS's sgemm is the same fma chain for
+    many shapes, not all), the exact chain before that. A shape that once differs is padded
+    with zeros (zero rows up to 64, K up to a multiple of 64, then to 192: OpenBLAS takes other
+    kernels for other sizes, and zeros change no fma chain's value) and tried again."""
+    m, k = a.shape
+    n = b.shape[1]
+    exact = None
+    for mp, kp in ((m, k), (max(m, 64), -(-k // 64) * 64), (max(m, 64), KC)):
+        if kp < k:
+            continue
+        seen = _TRUSTED.get((mp, kp, n), 0)
+        if seen < 0:
+            continue
+        pa, pb = _pad(a, b, mp, kp)
+        if seen >= max(_TRUST_AFTER, -(-_TRUST_VALUES // (m * n))):
+            return np.matmul(pa, pb)[:m]
+        exact = _fma_chain(a, b)
+        _TRUSTED[(mp, kp, n)] = seen + 1 if np.array_equal(np.matmul(pa, pb)[:m], exact) else -1
+        return exact
+    return _fma_chain(a, b)
 
 
 def _blocks(k: int) -> list[tuple[int, int]]:
