@@ -207,13 +207,13 @@ def _unfused_rows(a: np.ndarray, b: np.ndarray, start=None, first: int = 0) -> n
         if start is not None:
             prods = np.concatenate([start[r:r + step, None, :], prods], axis=1)
         out[r:r + step] = _unfused(prods, 1)
-    rows, cols = [], []
-    for r in range(m):
-        head = -(first + r) * n % 4
-        if head and n - head >= 4:
-            rows.extend([r] * head)
-            cols.extend(range(head))
-    if rows:
+    if n < 5:  # no row has 4 elements left after its unaligned head
+        return out
+    heads = -(first + np.arange(m)) * n % 4
+    heads[n - heads < 4] = 0
+    rows = np.concatenate([np.nonzero(heads > c)[0] for c in range(3)])
+    if rows.size:
+        cols = np.concatenate([np.full(int(np.sum(heads > c)), c) for c in range(3)])
         out[rows, cols] = _eights(a[rows] * b[:, cols].T,
                                   None if start is None else start[rows, cols])
     return out
