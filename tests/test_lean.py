@@ -367,6 +367,23 @@ def test_splitting_between_threads_changes_no_bit(text, n_threads, layout, monke
         assert adj[j].tobytes() == ordinary.grads[name].tobytes()
 
 
+def test_one_ddx_thread_runs_the_sums_threads_in_order(monkeypatch, threads):
+    """DDX_NUM_THREADS=1 with a sum torch splits between its threads (above GRAIN_SIZE):
+    the ranges run one after another on this thread (it made a pool of 0 workers and crashed)."""
+    monkeypatch.setattr(reuse_module, "SQUARES_CHUNK", 256)
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal(200_000)
+    threads(1)
+    ordinary = Trace("sum(w^2)", {"w": w}, lean=False)
+    ordinary.backward()
+    template = _lean_template("sum(w^2)", {"w": w})
+    values = template.forward([w], reuse=True)
+    adj = template.backward(values, template.g0, reuse=True)
+    assert values[template.output].tobytes() == np.asarray(torch_sum(np.square(w))).tobytes()
+    assert values[template.output].tobytes() == ordinary.value.tobytes()
+    assert adj[template.grads_at[0][1]].tobytes() == (2 * w).tobytes()
+
+
 def test_a_floating_point_event_on_a_worker_thread_is_seen(monkeypatch, threads):
     monkeypatch.setattr(parallel, "MIN_SIZE", 1000)
     x = np.linspace(1.0, 2.0, 20_000)

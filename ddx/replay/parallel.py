@@ -52,8 +52,8 @@ def set_threads(n: int) -> None:
 def run_all(tasks: list[Callable]) -> list:
     """Every task's result, in order: the first on this thread, the others on the pool."""
     global _pool, _pool_pid
-    if len(tasks) == 1:
-        return [tasks[0]()]
+    if len(tasks) == 1 or threads() == 1:  # (one thread: in order, on this one; a caller
+        return [task() for task in tasks]  # may make more tasks than ddx has threads)
     if _pool is None or _pool_pid != os.getpid():  # (a fork copies the pool, not its threads)
         from concurrent.futures import ThreadPoolExecutor
 
