@@ -266,13 +266,12 @@ class Linear(Builtin):
     def forward(self, ev, node, args, kw):
         (x,) = args
         w, b = self.state["weight"], self.state["bias"]
+        if b is not None and x.value.ndim == 2:  # F.linear: addmm(b, x, w.t()), as PyTorch
+            return ev.functions["linear"](ev, node, [x, w, b], {})  # (the bias in MKL's place)
         wt = ev.functions["t"](ev, node, [w], {}) if "t" in ev.functions else \
             ev.functions["transpose"](ev, node, [w, 0, 1], {})
         mm = ev.functions["matmul"](ev, node, [x, wt], {})
-        if b is None:
-            return mm
-        name = "AddmmBackward0" if x.value.ndim == 2 else "ViewBackward0"
-        return ev.op("add", node, [mm, b], grad_fn=name)
+        return mm if b is None else ev.op("add", node, [mm, b], grad_fn="ViewBackward0")
 
 
 def _linear(ev, node, args, kw):
