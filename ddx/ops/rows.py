@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import vml
 from .kernels import (
     at,
     at_ends,
@@ -119,48 +120,50 @@ op("sign", "SignBackward0", np.sign, lambda g, o, a: g * 0, saves=False, reads="
    emit={"torch": "torch.sign({0})", "jax": "jnp.sign({0})"}, domain=(0.25, 2.0))
 op("square", "PowBackward0", np.square, lambda g, o, a: scaled(g, a, 2), reads="i",
    call="unary", emit={"torch": "torch.square({0})", "jax": "jnp.square({0})"})
-op("sqrt", "SqrtBackward0", np.sqrt, lambda g, o, a: g / (2 * o), reads="o", call="unary",
+op("sqrt", "SqrtBackward0", vml.sqrt, lambda g, o, a: g / (2 * o), reads="o", into=vml.sqrt, call="unary",
    hint="sqrt is not differentiable at 0 (its slope is infinite): use sqrt(x + 1e-12), or "
         "keep x away from 0", domain=_NEEDS_POSITIVE,
    emit={"torch": "torch.sqrt({0})", "jax": "jnp.sqrt({0})"})
-op("exp", "ExpBackward0", np.exp, lambda g, o, a: g * o, reads="o", call="unary",
+op("exp", "ExpBackward0", vml.exp, lambda g, o, a: g * o, reads="o", into=vml.exp, call="unary",
    hint="exp overflows past about 709: rescale the input (logsumexp is the stable form)",
    emit={"torch": "torch.exp({0})", "jax": "jnp.exp({0})"})
 op("expm1", "Expm1Backward0", np.expm1, lambda g, o, a: g * (o + 1), reads="o", call="unary",
    emit={"torch": "torch.expm1({0})", "jax": "jnp.expm1({0})"},
    spaces=('torch', 'Tensor', 'special'))
-op("log", "LogBackward0", np.log, lambda g, o, a: g / a, reads="i", call="unary", names=("ln",),
+op("log", "LogBackward0", vml.log, lambda g, o, a: g / a, reads="i", into=vml.log, call="unary",
+   names=("ln",),
    hint="log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.log({0})", "jax": "jnp.log({0})"})
 op("log1p", "Log1PBackward0", np.log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
    hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
    emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"},
    spaces=('torch', 'Tensor', 'special'))
-op("log2", "Log2Backward0", np.log2, lambda g, o, a: g / (a * LN2), reads="i", call="unary",
+op("log2", "Log2Backward0", vml.log2, lambda g, o, a: g / (a * LN2), reads="i", into=vml.log2, call="unary",
    hint="log2(x) needs x > 0: add a small epsilon", domain=_NEEDS_POSITIVE,
    emit={"torch": "torch.log2({0})", "jax": "jnp.log2({0})"})
-op("log10", "Log10Backward0", np.log10, lambda g, o, a: g / (a * LN10), reads="i",
-   call="unary", hint="log10(x) needs x > 0", domain=_NEEDS_POSITIVE,
+op("log10", "Log10Backward0", vml.log10, lambda g, o, a: g / (a * LN10), reads="i",
+   into=vml.log10, call="unary", hint="log10(x) needs x > 0", domain=_NEEDS_POSITIVE,
    emit={"torch": "torch.log10({0})", "jax": "jnp.log10({0})"})
-op("sin", "SinBackward0", np.sin, lambda g, o, a: g * np.cos(a), reads="i", call="unary",
+op("sin", "SinBackward0", vml.sin, lambda g, o, a: g * vml.cos(a), reads="i", into=vml.sin, call="unary",
    emit={"torch": "torch.sin({0})", "jax": "jnp.sin({0})"})
-op("cos", "CosBackward0", np.cos, lambda g, o, a: -g * np.sin(a), reads="i", call="unary",
+op("cos", "CosBackward0", vml.cos, lambda g, o, a: -g * vml.sin(a), reads="i", into=vml.cos, call="unary",
    emit={"torch": "torch.cos({0})", "jax": "jnp.cos({0})"})
-op("tan", "TanBackward0", np.tan, lambda g, o, a: g * (1 + o * o), reads="o", call="unary",
+op("tan", "TanBackward0", vml.tan, lambda g, o, a: g * (1 + o * o), reads="o", into=vml.tan, call="unary",
    domain=(-1.2, 1.2), emit={"torch": "torch.tan({0})", "jax": "jnp.tan({0})"})
-op("asin", "AsinBackward0", np.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a), reads="i",
-   call="unary", names=("arcsin",), hint="asin' is infinite at |x| = 1", domain=_UNIT,
+op("asin", "AsinBackward0", vml.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a), reads="i",
+   into=vml.arcsin, call="unary", names=("arcsin",), hint="asin' is infinite at |x| = 1", domain=_UNIT,
    emit={"torch": "torch.asin({0})", "jax": "jnp.arcsin({0})"})
-op("acos", "AcosBackward0", np.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a), reads="i",
-   call="unary", names=("arccos",), hint="acos' is infinite at |x| = 1", domain=_UNIT,
+op("acos", "AcosBackward0", vml.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a), reads="i",
+   into=vml.arccos, call="unary", names=("arccos",), hint="acos' is infinite at |x| = 1", domain=_UNIT,
    emit={"torch": "torch.acos({0})", "jax": "jnp.arccos({0})"})
-op("atan", "AtanBackward0", np.arctan, lambda g, o, a: g / (1 + a * a), reads="i",
-   call="unary", names=("arctan",), emit={"torch": "torch.atan({0})", "jax": "jnp.arctan({0})"})
+op("atan", "AtanBackward0", vml.arctan, lambda g, o, a: g / (1 + a * a), reads="i",
+   into=vml.arctan, call="unary", names=("arctan",),
+   emit={"torch": "torch.atan({0})", "jax": "jnp.arctan({0})"})
 op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a), reads="i", call="unary",
    emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
 op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a), reads="i", call="unary",
    emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
-op("tanh", "TanhBackward0", np.tanh, lambda g, o, a: g * (1 - o * o), reads="o", call="unary",
+op("tanh", "TanhBackward0", vml.tanh, lambda g, o, a: g * (1 - o * o), reads="o", into=vml.tanh, call="unary",
    emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("sigmoid", "SigmoidBackward0", sigmoid, lambda g, o, a: g * o * (1 - o), reads="o",
    call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"},

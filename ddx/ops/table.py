@@ -143,6 +143,7 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
         CALLS[alias] = row
     if elementwise:
         for f in (into, fn):
+            f = getattr(f, "ufunc", f)  # (a kernel that computes a ufunc another way names it)
             if isinstance(f, np.ufunc) and f.nout == 1 and f not in UFUNCS:
                 UFUNCS[f] = row
     return row
