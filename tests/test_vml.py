@@ -87,9 +87,11 @@ def test_without_mkl_numpy_computes_and_nothing_loads_it():
     off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "DDX_MKL": "0"}, timeout=60)
     assert off.stdout.split() == ["True", "True"], off.stderr
-    one = subprocess.run([sys.executable, "-c", "import sys, ddx.app.cli; "
-                          "sys.argv = ['ddx', 'sin(x)', 'x=1', '--json']; "
-                          "import contextlib, io\nwith contextlib.suppress(SystemExit):\n"
-                          "    ddx.app.cli.main()\nprint(any('mkl' in m for m in sys.modules))"],
-                         capture_output=True, text=True, timeout=60)
-    assert one.stdout.splitlines()[-1] == "False", one.stderr  # (float64: never looked for)
+    looked = ("import sys, contextlib, ddx.app.cli; from ddx.ops import vml; "
+              "sys.argv = ['ddx', 'sin(x)', 'x=1', '--json', {dtype}]\n"
+              "with contextlib.suppress(SystemExit):\n    ddx.app.cli.main()\n"
+              "print(len(vml._LIB))")
+    for dtype, times in (("'--dtype', 'float64'", "0"), ("'--dtype', 'float32'", "1")):
+        one = subprocess.run([sys.executable, "-c", looked.format(dtype=dtype)],
+                             capture_output=True, text=True, timeout=60)
+        assert one.stdout.splitlines()[-1] == times, one.stderr  # (float64: never looked for)
