@@ -60,11 +60,18 @@ print(len(list(net.parameters())), net.training, net.eval().training, net.inner.
                                  "torch.optim.SGD([w], 0.01, 0.9, weight_decay=0.1, "
                                  "nesterov=True)",
                                  "torch.optim.Adam([w])",
-                                 # (Adam with other betas or weight_decay: torch 2.13's float32
-                                 # sqrt is MKL's vsSqrt, not correctly rounded (one element in
-                                 # six one ulp off numpy's); Adam's denominator inherits it)
+                                 # (torch 2.13's float32 sqrt is MKL's vsSqrt, not correctly
+                                 # rounded, and Adam's denominator inherits it: these need the
+                                 # mkl extra, ddx/ops/vml.py)
+                                 "torch.optim.Adam([w], lr=0.01, betas=(0.8, 0.95), "
+                                 "weight_decay=0.1)",
+                                 "torch.optim.Adam([w], lr=0.003, amsgrad=True, eps=1e-6)",
                                  ])
 def test_optimizer_steps_are_torchs_bit_for_bit(opt):
+    if "betas" in opt or "amsgrad" in opt:
+        from test_vml import mkl_or_skip
+
+        mkl_or_skip()
     same_as_torch(f"""_ = torch.manual_seed(7)
 w = torch.randn(19, requires_grad=True)
 opt = {opt}

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph.tensor import Tensor
+from ..ops import vml
 from ..ops.rng_math import fma32, fma64
 from .pymodules import EXTRA, Native
 
@@ -132,7 +133,7 @@ class Adam(Optimizer):
             vmax = np.maximum(st.get("max_exp_avg_sq", v), v)
             st["max_exp_avg_sq"] = vmax
             v = vmax
-        denom = ((np.sqrt(v) / d(bias_correction2_sqrt)) + d(o["eps"])).astype(p.dtype)
+        denom = ((vml.sqrt(v) / d(bias_correction2_sqrt)) + d(o["eps"])).astype(p.dtype)
         return (p + (d(-step_size) * m) / denom).astype(p.dtype)
 
 
