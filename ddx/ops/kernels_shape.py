@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels_sum import torch_sum
+from .kernels_sum import reorder, torch_sum
 
 
 def on_parts(fn, x, *args, **kw):
@@ -104,17 +104,7 @@ def iter_strides(operands: list, shape: tuple[int, ...]) -> tuple[int, ...]:
                 return 1
         return 0
 
-    perm = list(range(nd - 1, -1, -1))  # fastest first
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return _dense(shape, perm)
+    return _dense(shape, reorder(nd, should_swap))
 
 
 def _dense(shape, perm) -> tuple[int, ...]:

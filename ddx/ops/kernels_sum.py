@@ -124,6 +124,22 @@ def _range_sum(xb, shape, istr, begin, end, dtype):
     return out[0]
 
 
+def reorder(nd: int, should_swap) -> list[int]:
+    """TensorIterator's reorder_dimensions: the dims, fastest first, insertion-sorted by
+    ``should_swap(d0, d1)`` (1: swap, -1: keep and stop, 0: look further)."""
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def _iterator(a: np.ndarray, axes: tuple[int, ...], out: np.ndarray):
     """TensorIterator's reduction dims for sum(a, axes) into out (contiguous, kept dims):
     compute_strides, reorder_dimensions (reduced dims to the front, then ascending strides,
@@ -154,19 +170,7 @@ def _iterator(a: np.ndarray, axes: tuple[int, ...], out: np.ndarray):
                 return 1
         return 0
 
-    perm = list(range(nd - 1, -1, -1))
-    if nd > 1:
-        for i in range(1, nd):
-            d1 = i
-            for d0 in range(i - 1, -1, -1):
-                c = should_swap(perm[d0], perm[d1])
-                if c > 0:
-                    perm[d0], perm[d1] = perm[d1], perm[d0]
-                    d1 = d0
-                elif c < 0:
-                    break
-    else:
-        perm = [0]
+    perm = reorder(nd, should_swap) if nd > 1 else [0]
     shape = [sizes[p] for p in perm]
     st = [[s[p] for p in perm] for s in strides]
     prev = 0
