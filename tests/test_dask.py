@@ -22,9 +22,28 @@ from ddx.app.datajob import DataJob
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR) as c:
-        yield c
+    # (distributed sets OMP_NUM_THREADS=1, MKL_NUM_THREADS=1, ... in this process for good:
+    # later tests' PyTorch subprocesses ran on one thread and printed other float32 digits)
+    saved = dict(os.environ)
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None, silence_logs=logging.ERROR) as c:
+            yield c
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_a_local_cluster_leaves_the_callers_environment_as_it_was(tmp_path):
+    from ddx.app import dask_job
+
+    before = dict(os.environ)
+    client, local = dask_job.client_for(None)
+    try:
+        assert dict(os.environ) == before  # distributed had set OMP_NUM_THREADS=1 & co here
+    finally:
+        client.close()
+        local.close()
 
 
 def single(path, expr: str, fmt=None, output=None):

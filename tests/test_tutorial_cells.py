@@ -13,7 +13,6 @@ passing fails the suite until its row is removed)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -66,12 +65,8 @@ print(json.dumps(results))
 @pytest.fixture(scope="module")
 def pytorch_runs():
     torch_or_skip()
-    # MKL_DYNAMIC=FALSE: MKL otherwise takes fewer threads when the machine is busy, and
-    # then some float32 products (two_layer_net_nn's) add in another order: PyTorch's own
-    # output moved with the load (seen in CI); fixed, it is what a quiet machine prints
     done = subprocess.run([sys.executable, "-c", RUNNER, *map(str, CELLS)],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "MKL_DYNAMIC": "FALSE"})
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -111,8 +111,13 @@ def client_for(address: str | None):
         except (OSError, TimeoutError) as exc:
             raise DdxUsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     workers = int(os.environ.get("DDX_DASK_WORKERS") or os.cpu_count() or 1)
+    saved = dict(os.environ)
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=logging.ERROR)
+    # distributed writes its workers' settings (OMP_NUM_THREADS=1, MKL_NUM_THREADS=1, ...)
+    # into this process's environment for good: the user's come back once they are spawned
+    os.environ.clear()
+    os.environ.update(saved)
     return distributed.Client(cluster), cluster
 
 
