@@ -118,6 +118,15 @@ def test_syntax_errors_point_at_the_column(text, message, column):
     assert info.value.exit_code == 2
 
 
+def test_a_bracket_left_open_before_the_next_line_is_named_as_python_names_it():
+    # (the next line's first word is read on inside the list: not "missing an operator")
+    with pytest.raises(DdxError) as info:
+        ddx.trace("y = [1, 2\nx * y", x=1)
+    assert info.value.message == "'[' was never closed"
+    assert info.value.location() == (1, 5)
+    assert info.value.exit_code == 2
+
+
 def test_deep_sum_and_nested_parentheses_do_not_recurse():
     n = 100_000
     g = ddx.trace("+".join(["x"] * n), x=1)

@@ -20,17 +20,21 @@ def _prev_char(source: str, pos: int) -> tuple[str, int]:
 _OPENER = {")": "(", "]": "["}
 
 
-def _unclosed(text: str) -> str | None:
-    """The closing bracket the innermost still-open bracket of ``text`` waits for."""
+def _open_bracket(text: str) -> tuple[str, int] | None:
+    """(the closing bracket it waits for, its place) of the innermost still-open bracket."""
     stack = []
-    for ch in text:
+    for i, ch in enumerate(text):
         if ch in "([":
-            stack.append(")" if ch == "(" else "]")
+            stack.append((")" if ch == "(" else "]", i))
         elif ch in ")]" and stack:
             stack.pop()
-        elif ch == "\n" and not stack:
-            continue
     return stack[-1] if stack else None
+
+
+def _unclosed(text: str) -> str | None:
+    """The closing bracket the innermost still-open bracket of ``text`` waits for."""
+    found = _open_bracket(text)
+    return found[0] if found else None
 
 
 def explain(exc: Unexpected, source: str) -> DdxSyntaxError:
@@ -86,6 +90,11 @@ def explain(exc: Unexpected, source: str) -> DdxSyntaxError:
     if kind in OPERATORS and (not prev or prev in "+-*/@^=,(;\n"):
         return DdxSyntaxError(f"missing operand before {exc.value!r}", start=pos,
                               end=exc.end, source=source)
+    opened = _open_bracket(source[:pos])
+    if opened and "\n" in source[opened[1]:pos]:  # x = [1, 2 with the next line read on: Python's words
+        at = opened[1]
+        return DdxSyntaxError(f"{source[at]!r} was never closed", start=at, end=at + 1,
+                              source=source)
     if kind in ("NAME", "NUMBER", "LPAR", "LSQB") and ("ADDOP" in expected or "MULOP" in expected):
         return DdxSyntaxError(f"unexpected {exc.value!r}: missing an operator before it?",
                               start=pos, end=exc.end, source=source,
