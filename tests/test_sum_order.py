@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import ddx
 from ddx.engine.reverse import unbroadcast
 from ddx.ops.kernels_sum import GRAIN_SIZE, sum_mapped, torch_mean, torch_sum
-from ddx.ops.kernels_sumloop import chain
+from ddx.ops.kernels_sumloop import chain, inner_vectorized
 
 DTYPES = [np.float32, np.float64]
 # vector widths, 4 vectors, a level step of 4-vector rows (16 * 32 floats = 512), the next
@@ -152,6 +152,36 @@ def test_chain_adds_rows_one_after_another(shape):
         acc = acc + x[..., k, :]
     assert _bits(chain(x)) == _bits(acc)
     assert _bits(chain(np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2))) == _bits(acc)
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(16, GRAIN_SIZE - 1) | st.sampled_from([16, 255, 256, 2047, 2048, 4095,
+                                                             4096, 4097, 32767]),
+       seed=st.integers(0, 2**32 - 1), decades=st.integers(0, 30))
+def test_the_small_float64_kernel_adds_as_the_general_cascade(n, seed, decades):
+    """A contiguous float64 vector below GRAIN_SIZE takes kernels_sum._small64 (Python floats
+    for the last additions); its bits are those of the cascade it shortcuts, at every level
+    boundary (16 rows of 16 lanes a step, einsum from 8 chunks, level 2 from 16)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n) * 10.0 ** rng.uniform(-decades, decades, n)
+    flags = x.copy()
+    got = torch_sum(x)
+    assert type(got) is np.float64
+    assert _bits(got) == _bits(inner_vectorized(x, 4) + 0.0)
+    assert _bits(x) == _bits(flags)  # (read only)
+
+
+@pytest.mark.parametrize("n", [16, 2048, 4096, 100_000])
+def test_a_small_sum_that_overflows_still_reports_it(n):
+    """The small kernel leaves a sum that is not finite to the general path, which raises the
+    floating-point event: the trace says where inf came from, as for any other size (einsum,
+    which adds the larger blocks, raises no flags: such a block is added again by reduce)."""
+    for _ in range(2):  # (the first call traces, the second replays its template)
+        t = ddx.trace("sum(x)", x=np.full(n, 1e308))
+        assert t.value == np.inf
+        assert t.warnings == ["sum(x) gives inf (overflow) at SumBackward0"]
+    t = ddx.trace("sum(x)", x=np.concatenate([np.full(n - 1, 1.0), [np.nan]]))
+    assert np.isnan(t.value)
 
 
 def test_a_whole_sum_of_negative_zeros_is_zero_and_an_empty_sum_is_zero():

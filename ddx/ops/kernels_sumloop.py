@@ -56,7 +56,10 @@ def chain(x: np.ndarray) -> np.ndarray:
     if x.strides[-1] != x.itemsize or 0 in x.strides:
         x = np.ascontiguousarray(x)  # (lanes innermost in memory: numpy adds row after row)
     if x.size >= 4096:  # (einsum's loop over contiguous lanes: the same additions, faster)
-        return np.einsum("...jk->...k", x)
+        r = np.einsum("...jk->...k", x)
+        if np.isfinite(r).all():
+            return r
+        # (einsum raises no floating-point flags: add.reduce again, for the overflow event)
     return np.add.reduce(x, axis=-2)
 
 
