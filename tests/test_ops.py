@@ -137,3 +137,29 @@ def test_square_vjp_into_a_buffer_after_a_whole_sum():
     other = op.vjp_into[0](np.ones(8), a * a, a, exponent=2, buffer=buffer)  # not one number
     assert other is not buffer and np.array_equal(other, op.vjp[0](np.ones(8), a * a, a,
                                                                    exponent=2))
+
+
+def test_relu_and_clamps_with_number_bounds_give_the_input_at_a_bound_as_pytorch():
+    """-0.0 against the bound 0 is a tie: ATen's relu, clamp, clamp_min/max, relu6 and
+    hardtanh with number bounds return the input there, so relu(-0.0) is -0. (it prints)."""
+    from conftest import session_run, torch_or_skip
+
+    torch = torch_or_skip()
+    import torch.nn.functional as F
+
+    torch.set_default_dtype(torch.float32)  # (PyTorch's own default, as the script has it)
+    try:
+        x = torch.tensor([-0.0, 0.0, -1.0, 7.0])
+        want = [str(v) for v in (torch.relu(x), F.relu6(x), F.hardtanh(x, 0.0, 1.0),
+                                 x.clamp(min=0), x.clamp(0, 6), torch.clamp_min(x, 0.0),
+                                 torch.clamp_max(-x, 0.0), torch.nn.ReLU()(x))]
+    finally:
+        torch.set_default_dtype(torch.float64)
+    assert want[0] == "tensor([-0., 0., 0., 7.])"
+    got = session_run(
+        "import torch\nimport torch.nn.functional as F\n"
+        "x = torch.tensor([-0.0, 0.0, -1.0, 7.0])\n"
+        "print(torch.relu(x))\nprint(F.relu6(x))\nprint(F.hardtanh(x, 0.0, 1.0))\n"
+        "print(x.clamp(min=0))\nprint(x.clamp(0, 6))\nprint(torch.clamp_min(x, 0.0))\n"
+        "print(torch.clamp_max(-x, 0.0))\nprint(torch.nn.ReLU()(x))\n")
+    assert got == want

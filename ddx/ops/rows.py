@@ -168,7 +168,7 @@ op("tanh", "TanhBackward0", vml.tanh, lambda g, o, a: g * (1 - o * o), reads="o"
 op("sigmoid", "SigmoidBackward0", sigmoid, lambda g, o, a: g * o * (1 - o), reads="o",
    call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"},
    spaces=('torch', 'Tensor', 'F'))
-op("relu", "ReluBackward0", lambda a: np.maximum(a, 0), lambda g, o, a: g * (o > 0), reads="o",
+op("relu", "ReluBackward0", lambda a: np.maximum(0, a), lambda g, o, a: g * (o > 0), reads="o",
    call="unary", kink=(at_zero, "at 0 PyTorch takes the slope 0"),
    emit={"torch": "torch.relu({0})", "jax": "jax.nn.relu({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="unary",
@@ -223,12 +223,12 @@ op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=Fals
 op("softsign", "DivBackward0", lambda a: a / (np.abs(a) + 1),
    lambda g, o, a: g / np.square(np.abs(a) + 1), reads="i", call="unary", method=False,
    emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"}, spaces=('F',))
-op("relu6", "HardtanhBackward0", lambda a: np.minimum(np.maximum(a, 0), 6),
+op("relu6", "HardtanhBackward0", lambda a: np.minimum(6, np.maximum(0, a)),
    lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
    kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
    emit={"torch": _F + "relu6({0})", "jax": "jax.nn.relu6({0})"}, spaces=('F',))
 op("hardtanh", "HardtanhBackward0",
-   lambda a, min_val=-1.0, max_val=1.0: np.minimum(np.maximum(a, min_val), max_val),
+   lambda a, min_val=-1.0, max_val=1.0: np.minimum(max_val, np.maximum(min_val, a)),
    lambda g, o, a, min_val=-1.0, max_val=1.0: g * ((a > min_val) & (a < max_val)), reads="i",
    call="unary", method=False, params={"min_val": -1.0, "max_val": 1.0},
    kink=(at_ends, "at min_val and max_val PyTorch takes the slope 0"), domain=_UNIT,

@@ -44,8 +44,10 @@ op("where", "WhereBackward0", lambda c, a, b: np.where(c, a, b), _none, _where_t
 
 # --- clamp: bounds as plain numbers (keyword arguments) or as tensors (inputs) -------------
 def clamp(a, min=None, max=None):
-    out = a if min is None else np.maximum(a, min)
-    return out if max is None else np.minimum(out, max)
+    """At a bound (-0.0 against 0, say) the input itself, as ATen's clamp with numbers gives
+    (np.maximum and np.minimum give their second argument where the two are equal)."""
+    out = a if min is None else np.maximum(min, a)
+    return out if max is None else np.minimum(max, out)
 
 
 def _inside(a, lo, hi):
@@ -71,12 +73,12 @@ op("clamp", "ClampBackward1", clamp,
    kink=(lambda a, min=None, max=None: (a == min) | (a == max),
          "at a bound PyTorch passes the gradient through (the bounds are inside)"),
    example=("clamp(x, -0.5, 1)", {}))
-op("clamp_min", "ClampMinBackward0", lambda a, min: np.maximum(a, min),
+op("clamp_min", "ClampMinBackward0", lambda a, min: np.maximum(min, a),
    lambda g, o, a, min: g * (a >= min), reads="i", call="clamp",
    emit={"torch": "torch.clamp_min({0}, {min!r})", "jax": "jnp.maximum({0}, {min!r})"},
    kink=(lambda a, min: a == min, "at the bound PyTorch passes the gradient through"),
    example=("clamp_min(x, 0.5)", {}))
-op("clamp_max", "ClampMaxBackward0", lambda a, max: np.minimum(a, max),
+op("clamp_max", "ClampMaxBackward0", lambda a, max: np.minimum(max, a),
    lambda g, o, a, max: g * (a <= max), reads="i", call="clamp",
    emit={"torch": "torch.clamp_max({0}, {max!r})", "jax": "jnp.minimum({0}, {max!r})"},
    kink=(lambda a, max: a == max, "at the bound PyTorch passes the gradient through"),
