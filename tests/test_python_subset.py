@@ -111,3 +111,14 @@ def test_in_place_on_a_view_of_a_leaf_is_refused_as_pytorch_refuses_it():
     assert out == [view_error, view_error, view_error,
                    "tensor([0., 0.], grad_fn=<SelectBackward0>)",
                    "tensor([[0., 0.],", "        [3., 4.]], requires_grad=True)"]
+
+
+@pytest.mark.parametrize("name, fix", [("nn", "from torch import nn"),
+                                       ("np", "import numpy as np"), ("math", "import math"),
+                                       ("optim", "from torch import optim")])
+def test_a_module_used_before_its_import_names_the_import(name, fix):
+    """`nn.Linear(2, 3)` with no import: ddx says which import is missing (it suggested the
+    constant 'nan' for 'nn'); caught, the error is Python's NameError with Python's words."""
+    assert session_run(f"{name}.x") == [f"error: unknown name '{name}'; did you forget '{fix}'?"]
+    assert session_run(f"try:\n    {name}.x\nexcept NameError as e:\n    print(e)\n") == \
+        [f"name '{name}' is not defined"]

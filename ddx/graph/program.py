@@ -49,6 +49,10 @@ def _operands(node: Ast) -> tuple | list:
 
 
 _CALLS = ("call", "method")
+# modules by the names code usually imports them as: an unknown one of these is a missing import
+IMPORTED_AS = {"nn": "from torch import nn", "optim": "from torch import optim",
+               "autograd": "from torch import autograd", "np": "import numpy as np",
+               "numpy": "import numpy", "math": "import math"}
 
 
 def compile_expr(root: Ast) -> list[Ast]:
@@ -239,6 +243,9 @@ class Evaluator(Arithmetic, Compound, Binding):
             got = self.surface.builtin(name, ())  # len, RuntimeError, ... as values
             if got is not None:
                 return got
+        if self.repl and name in IMPORTED_AS:  # (a module's usual name: the import is missing)
+            raise DdxNameError(f"unknown name '{name}'; did you forget '{IMPORTED_AS[name]}'?",
+                               start=node.start, end=node.end)
         known = list(self.env) + list(CONSTANTS)
         close = close_name(name, known + list(self.functions), suggest)
         hint = f"did you mean '{close}'?" if close else None
