@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 import ddx
 from ddx.engine.reverse import unbroadcast
-from ddx.ops.kernels_sum import GRAIN_SIZE, sum_mapped, torch_mean, torch_sum
+from ddx.ops.kernels_sum import GRAIN_SIZE, torch_mean, torch_sum
 from ddx.ops.kernels_sumloop import chain, inner_vectorized
+from ddx.ops.kernels_summap import sum_mapped
 
 DTYPES = [np.float32, np.float64]
 # vector widths, 4 vectors, a level step of 4-vector rows (16 * 32 floats = 512), the next

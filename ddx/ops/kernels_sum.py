@@ -18,7 +18,7 @@ from math import isfinite
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .kernels_sumloop import ILP, add_into, chain, inner_vectorized, level_step, levels, loop, vector_bytes
+from .kernels_sumloop import ILP, add_into, inner_vectorized, loop, vector_bytes
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -249,7 +249,7 @@ def _flat(x: np.ndarray):
     zero = x.dtype.type(0)
     if x.size >= GRAIN_SIZE and threads() > 1:
         buffer = np.zeros(threads(), x.dtype)
-        for t, (begin, end) in enumerate(_split(x.size, threads(), GRAIN_SIZE)):
+        for t, (begin, end) in enumerate(split_ranges(x.size, threads(), GRAIN_SIZE)):
             buffer[t] = inner_vectorized(x[begin:end], width) + zero
         return _flat(buffer)
     if x.size >= ILP * width:
@@ -315,7 +315,7 @@ def _small64(x: np.ndarray):
     return _F64.type(s) if isfinite(s) else None
 
 
-def _split(n: int, nthreads: int, grain: int):
+def split_ranges(n: int, nthreads: int, grain: int):
     """at::parallel_for's ranges under OpenMP: min(threads, ceil(n/grain)) equal chunks."""
     tasks = min(nthreads, -(-n // grain))
     chunk = -(-n // tasks)
@@ -326,7 +326,7 @@ def _two_pass(a, out, shape, istr, nthreads):
     """two_pass_reduction: one buffer slot per thread (zero), each summing its range of the
     iterator; then the buffer summed into the output as a reduction of its own."""
     buffer = np.zeros(nthreads, a.dtype)
-    for t, (begin, end) in enumerate(_split(a.size, nthreads, GRAIN_SIZE)):
+    for t, (begin, end) in enumerate(split_ranges(a.size, nthreads, GRAIN_SIZE)):
         buffer[t] = _range_sum(a, shape, istr, begin, end, a.dtype)
     flat = out.reshape(-1)
     _serial(buffer, flat, [nthreads], [buffer.itemsize], [0])
@@ -348,7 +348,7 @@ def _parallel_dim(a, out, shape, istr, ostr, nthreads):
     dim = best
     cols = shape[dim]
     round_to = 128 // a.itemsize if istr[dim] == a.itemsize else 1
-    parts = _split(cols, nthreads, 1) if cols > 1 else [(0, cols)]
+    parts = split_ranges(cols, nthreads, 1) if cols > 1 else [(0, cols)]
     for begin, end in parts:
         begin -= begin % round_to
         if end != cols:
@@ -359,45 +359,3 @@ def _parallel_dim(a, out, shape, istr, ostr, nthreads):
         sub[dim] = end - begin
         _serial(_shift(a, istr[dim], begin), _shift(out.reshape(-1), ostr[dim], begin),
                 sub, istr, ostr)
-
-
-def sum_mapped(x: np.ndarray, fn, chunk: int, run_all=None):
-    """torch_sum(fn(x)) for a C-contiguous float array and an elementwise fn, bit for bit,
-    with fn applied `chunk` elements or so at a time (no array of fn(x) when x is large).
-    ``run_all`` runs a list of thunks (on threads) and returns their results in order."""
-    flat = x.reshape(-1)
-    n = flat.size
-    if n < GRAIN_SIZE or n <= chunk:
-        return torch_sum(fn(flat))
-    nthreads = threads()
-    if nthreads == 1:
-        return _mapped_row(flat, fn, chunk) + flat.dtype.type(0)
-    buffer = np.zeros(nthreads, flat.dtype)
-    thunks = [lambda b=b, e=e: _mapped_row(flat[b:e], fn, chunk)
-              for b, e in _split(n, nthreads, GRAIN_SIZE)]
-    for t, s in enumerate(run_all(thunks) if run_all else [f() for f in thunks]):
-        buffer[t] = s
-    return torch_sum(buffer)
-
-
-def _mapped_row(seg: np.ndarray, fn, chunk: int):
-    """vectorized_inner_sum of fn(seg) (at least a vector long), its whole steps of rows
-    (multi_row_sum's level 1) made slice by slice, the rest from fn of the rest."""
-    width = vector_bytes() // seg.itemsize
-    lanes = ILP * width
-    v = seg.size // width
-    q = v // ILP
-    step = level_step(q)
-    block = step * lanes
-    chunks = q // step
-    per = max(1, chunk // block)
-    sums = [chain(fn(seg[i * block:min(i + per, chunks) * block]).reshape(-1, step, lanes))
-            for i in range(0, chunks, per)]
-    rest = fn(seg[chunks * block:])
-    rows = (q - chunks * step) * lanes
-    total = chain(rest[:rows].reshape(-1, lanes))
-    parts = levels(total, np.concatenate(sums), step) if chunks else total
-    parts = parts.reshape(ILP, width)
-    vecs = rest[rows:rows + (v - ILP * q) * width].reshape(-1, width)
-    vec = chain(np.concatenate([parts[:1], vecs, parts[1:]]))
-    return np.add.accumulate(np.concatenate([rest[rows + len(vecs) * width:], vec]))[-1]

@@ -8,7 +8,8 @@ import numpy as np
 
 from ..engine.reverse import unbroadcast
 from ..graph import record
-from ..ops.kernels_sum import sum_mapped, torch_sum
+from ..ops.kernels_sum import torch_sum
+from ..ops.kernels_summap import sum_mapped
 from . import parallel
 from .plan import guard
 
@@ -57,7 +58,7 @@ def sums_as_numpy() -> bool:
 def _sum_of_squares(x: np.ndarray) -> np.float64:
     """torch_sum(np.square(x)) for a C-contiguous float64 array, bit for bit, without the
     array of squares: its blocks are squared and summed a few at a time in PyTorch's order
-    (kernels_sum.sum_mapped), each thread's range of PyTorch's two-pass sum on a thread."""
+    (kernels_summap.sum_mapped), each thread's range of PyTorch's two-pass sum on a thread."""
     return np.float64(sum_mapped(x, np.square, SQUARES_CHUNK, parallel.run_all))
 
 
