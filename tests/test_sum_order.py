@@ -155,21 +155,26 @@ def test_chain_adds_rows_one_after_another(shape):
     assert _bits(chain(np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2))) == _bits(acc)
 
 
-@settings(max_examples=150, deadline=None)
-@given(n=st.integers(16, GRAIN_SIZE - 1) | st.sampled_from([16, 255, 256, 2047, 2048, 4095,
-                                                             4096, 4097, 32767]),
+@settings(max_examples=200, deadline=None)
+@given(dtype=st.sampled_from(DTYPES),
+       n=st.integers(32, GRAIN_SIZE - 1) | st.sampled_from([32, 255, 256, 511, 512, 2047,
+                                                            2048, 4095, 4096, 4097, 8192,
+                                                            16384, 32767]),
        seed=st.integers(0, 2**32 - 1), decades=st.integers(0, 30))
-def test_the_small_float64_kernel_adds_as_the_general_cascade(n, seed, decades):
-    """A contiguous float64 vector below GRAIN_SIZE takes kernels_sum._small64 (Python floats
-    for the last additions); its bits are those of the cascade it shortcuts, at every level
-    boundary (16 rows of 16 lanes a step, einsum from 8 chunks, level 2 from 16)."""
+def test_the_small_sum_kernel_adds_as_the_general_cascade(dtype, n, seed, decades):
+    """A contiguous vector below GRAIN_SIZE takes kernels_sumsmall.small_sum (Python floats
+    for float64's last additions, one-vector rows for float32's); its bits are those of the
+    cascade it shortcuts, at every level boundary (16 rows of 4 vectors a step, einsum from 8
+    steps, level 2 from 16)."""
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal(n) * 10.0 ** rng.uniform(-decades, decades, n)
-    flags = x.copy()
+    decades = min(decades, 12) if dtype == np.float32 else decades
+    x = (rng.standard_normal(n) * 10.0 ** rng.uniform(-decades, decades, n)).astype(dtype)
+    before = x.copy()
     got = torch_sum(x)
-    assert type(got) is np.float64
-    assert _bits(got) == _bits(inner_vectorized(x, 4) + 0.0)
-    assert _bits(x) == _bits(flags)  # (read only)
+    assert type(got) is dtype
+    width = 32 // x.itemsize
+    assert _bits(got) == _bits(inner_vectorized(x, width) + dtype(0))
+    assert _bits(x) == _bits(before)  # (read only)
 
 
 @pytest.mark.parametrize("n", [16, 2048, 4096, 100_000])
@@ -179,6 +184,9 @@ def test_a_small_sum_that_overflows_still_reports_it(n):
     which adds the larger blocks, raises no flags: such a block is added again by reduce)."""
     for _ in range(2):  # (the first call traces, the second replays its template)
         t = ddx.trace("sum(x)", x=np.full(n, 1e308))
+        assert t.value == np.inf
+        assert t.warnings == ["sum(x) gives inf (overflow) at SumBackward0"]
+        t = ddx.trace("sum(x)", x=np.full(n, 3e38), dtype="float32")
         assert t.value == np.inf
         assert t.warnings == ["sum(x) gives inf (overflow) at SumBackward0"]
     t = ddx.trace("sum(x)", x=np.concatenate([np.full(n - 1, 1.0), [np.nan]]))

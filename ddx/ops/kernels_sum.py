@@ -13,12 +13,12 @@ makes."""
 from __future__ import annotations
 
 import os
-from math import isfinite
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .kernels_sumloop import ILP, add_into, inner_vectorized, loop, vector_bytes
+from .kernels_sumsmall import small_sum
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -199,9 +199,8 @@ def torch_sum(a, dim=None, keepdim: bool = False):
     np.sum gives."""
     if type(a) is not np.ndarray or a.dtype not in FLOATS:
         return np.sum(a, axis=dim, keepdims=keepdim)
-    if dim is None and not keepdim and a.dtype is _F64 and 16 <= a.size < GRAIN_SIZE \
-            and a.flags.c_contiguous:  # (the sum that repeats: straight to its kernel)
-        r = _small64(a.reshape(-1))
+    if dim is None and not keepdim and 32 <= a.size < GRAIN_SIZE and a.flags.c_contiguous:
+        r = small_sum(a.reshape(-1))  # (the sum that repeats: straight to its kernel)
         if r is not None:
             return r
     nd = a.ndim
@@ -253,66 +252,14 @@ def _flat(x: np.ndarray):
             buffer[t] = inner_vectorized(x[begin:end], width) + zero
         return _flat(buffer)
     if x.size >= ILP * width:
-        if x.dtype is _F64:
-            r = _small64(x)
-            if r is not None:
-                return r
+        r = small_sum(x)
+        if r is not None:
+            return r
         return inner_vectorized(x, width) + zero
     if x.size >= width:
         return inner_vectorized(x, width) + zero
     r, _ = loop(x.reshape(1, -1), x.itemsize, 0, 0, 0)
     return r[0] + zero
-
-
-_F64 = np.dtype(np.float64)
-_REDUCE = np.add.reduce
-
-
-def _small64(x: np.ndarray):
-    """inner_vectorized(x, 4) + 0 for a contiguous float64 row of 16 up to GRAIN_SIZE
-    elements, in fewer calls (the fixed cost of a small sum): multi_row_sum's levels on the
-    (rows, 16) partial sums by numpy, then the last additions, lane by lane, on Python floats
-    (IEEE doubles: the same bits). None when the result is not finite, so that the general
-    path raises the floating-point event."""
-    n = x.size
-    v = n >> 2
-    q = v >> 2
-    rows = x[:q << 4].reshape(q, 16)
-    chunks = q >> 4
-    if chunks:  # (q < 2**19 rows: the step is 16, and level 2 takes groups of 16 chunks)
-        whole = chunks << 4
-        total = _REDUCE(rows[whole:], axis=0)
-        block = rows[:whole].reshape(chunks, 16, 16)
-        # (einsum adds the same way, row after row, with less overhead per row of 16)
-        sums = np.einsum("cjl->cl", block) if chunks >= 8 else _REDUCE(block, axis=1)
-        if chunks >= 16:
-            groups = chunks >> 4
-            total = total + _REDUCE(sums[groups << 4:], axis=0)
-            sums = _REDUCE(sums[:groups << 4].reshape(groups, 16, 16), axis=1)
-        parts = (total + _REDUCE(sums, axis=0)).tolist()
-    else:
-        parts = _REDUCE(rows, axis=0).tolist()
-    a0, a1, a2, a3 = parts[:4]
-    for k in range(q << 4, v << 2, 4):  # row_sum: the vectors past the last 4 go into acc 0
-        t0, t1, t2, t3 = x[k:k + 4].tolist()
-        a0 += t0
-        a1 += t1
-        a2 += t2
-        a3 += t3
-    a0 = a0 + parts[4] + parts[8] + parts[12]
-    a1 = a1 + parts[5] + parts[9] + parts[13]
-    a2 = a2 + parts[6] + parts[10] + parts[14]
-    a3 = a3 + parts[7] + parts[11] + parts[15]
-    tail = x[v << 2:].tolist()  # the elements past the last vector, from the first on
-    if tail:
-        s = tail[0]
-        for t in tail[1:]:
-            s += t
-        s = s + a0 + a1 + a2 + a3
-    else:
-        s = a0 + a1 + a2 + a3
-    s += 0.0
-    return _F64.type(s) if isfinite(s) else None
 
 
 def split_ranges(n: int, nthreads: int, grain: int):
