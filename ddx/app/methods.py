@@ -169,5 +169,5 @@ TENSOR_METHODS = {
     "numpy": m_numpy,
     **calls_create.TENSOR_METHODS,  # normal_, uniform_, new_ones, ...
 }
-TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data",
+TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data", "device",
                 "T"]

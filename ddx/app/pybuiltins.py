@@ -258,7 +258,8 @@ class SuperProxy:
 
 
 def _type(ev, node, args, kw):
-    return Str(f"<class '{type_label(args[0])}'>")
+    label = type_label(args[0])
+    return Str(f"<class '{pyvalues.QUALIFIED.get(label, label)}'>")
 
 
 def _iter_next(ev, node, args, kw):

@@ -17,6 +17,7 @@ from ..graph.tensor import Tensor
 from ..graph.values import NO_GRAD, weak
 from ..lang.tree import Ast
 from .pyerrors import PyException
+from .values import Device
 
 
 class GradContext:
@@ -162,20 +163,6 @@ def _device(ev, node, args, kw):
     return Device("cpu")
 
 
-class Device:
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.kind}')"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Device) and other.kind == self.kind or other == self.kind
-
-    def __hash__(self) -> int:
-        return hash(self.kind)
-
-
 CUDA = PyModule("torch.cuda", {
     "is_available": Native("is_available", lambda ev, node, args, kw: False),
     "device_count": Native("device_count", lambda ev, node, args, kw: weak(0)),
@@ -198,6 +185,7 @@ EXTRA: dict[str, dict[str, Any]] = {
         "set_default_dtype": Native("set_default_dtype", _set_default_dtype),
         "get_default_dtype": Native("get_default_dtype", _get_default_dtype),
         "cuda": CUDA,
+        "__version__": "2.13.0+cpu",  # (the PyTorch whose output ddx gives)
         "pi": weak(math.pi), "inf": weak(math.inf), "nan": weak(math.nan), "e": weak(math.e),
     },
     "torch.nn": {}, "torch.nn.functional": {}, "torch.autograd": {}, "torch.optim": {},

@@ -15,10 +15,10 @@ from ..errors import (
     DdxValueError,
 )
 from ..graph.tensor import Tensor
-from ..graph.values import weak
+from ..graph.values import DType, weak
 from ..lang.tree import Ast
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
-from .values import NOTHING, PyNumber, Size, Str
+from .values import NOTHING, Device, PyNumber, Size, Str
 
 MAX_DEPTH = 40  # calls of the user's own functions, nested (Python's RecursionError past it)
 
@@ -155,7 +155,20 @@ def type_label(value: Any) -> str:
         return value.cls.name
     if isinstance(value, list):
         return "list"
+    if isinstance(value, PyNumber):
+        return type(value.raw).__name__
+    if isinstance(value, Str):
+        return "str"
+    if isinstance(value, DType):
+        return "dtype"
+    if isinstance(value, Device):
+        return "device"
     return type(value).__name__
+
+
+# type(x)'s module-qualified names, where Python's differ from type_label's
+QUALIFIED = {"Tensor": "torch.Tensor", "Size": "torch.Size", "dtype": "torch.dtype",
+             "device": "torch.device", "NumpyArray": "numpy.ndarray"}
 
 
 def to_str(ev, value: Any) -> str:
@@ -166,6 +179,8 @@ def to_str(ev, value: Any) -> str:
         return value.message
     if type(value).__name__ == "NumpyArray":  # print(x.numpy()): numpy's str
         return str(value)
+    if isinstance(value, Device):  # print(torch.device('cpu')): cpu
+        return value.kind
     return ev.surface.show(ev, value)
 
 
@@ -177,6 +192,8 @@ def number_of(value: Any):
         return value
     if isinstance(value, Tensor) and value.weak:
         return value.value.item()
+    if isinstance(value, (int, float)):  # (a Python number a method gave: numel(), dim())
+        return value
     return None
 
 
@@ -284,6 +301,8 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
                                  for x in items))
         except (TypeError, ValueError) as exc:
             raise DdxTypeError(str(exc)) from None
+    if op in ("==", "!=") and (isinstance(a, (DType, Device)) or isinstance(b, (DType, Device))):
+        return (a == b) == (op == "==")  # (x.dtype == torch.float32, x.device == 'cpu')
     if op in ("==", "!=") and (a is None or b is None or isinstance(a, (list, tuple, str)) or
                                isinstance(b, (list, tuple, str))):
         same = a is b or (isinstance(a, (list, tuple)) and a == b)

@@ -147,7 +147,11 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
         if name == "dtype":
             return DType(obj.value.dtype)
         if name == "ndim":
-            return Tensor(np.asarray(obj.value.ndim))
+            return int(obj.value.ndim)
+        if name == "device":
+            return pymodules.Device("cpu")
+        if name == "is_cuda":
+            return False
         if name == "data":
             return detach(ev, node, obj)
         if name == "T":
@@ -173,7 +177,7 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
 
 
 _TENSOR_ATTRS = frozenset(("grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype",
-                           "ndim", "data"))
+                           "ndim", "data", "device", "is_cuda"))
 
 
 def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:

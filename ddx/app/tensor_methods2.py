@@ -1,5 +1,5 @@
-"""More of the tensor methods tutorials call: tolist, numel, dim, equal, float, double, to,
-and torch.equal."""
+"""More of the tensor methods tutorials call: tolist, numel, dim, equal, float, double, long,
+int, bool, to, is_contiguous, stride, isclose, allclose, and torch.equal/isclose/allclose."""
 
 from __future__ import annotations
 
@@ -71,6 +71,73 @@ def m_to(ev, node, t, args, kw):
     return t if dtype is None else _cast(ev, node, t, dtype.np)
 
 
+def m_long(ev, node, t, args, kw):
+    return _cast(ev, node, t, np.dtype(np.int64))
+
+
+def m_int(ev, node, t, args, kw):
+    return _cast(ev, node, t, np.dtype(np.int32))
+
+
+def m_bool(ev, node, t, args, kw):
+    return _cast(ev, node, t, np.dtype(np.bool_))
+
+
+def m_is_contiguous(ev, node, t, args, kw):
+    check_kw(node, kw, ())
+    return bool(t.value.flags.c_contiguous)
+
+
+def m_stride(ev, node, t, args, kw):
+    """x.stride() in elements, x.stride(d) for one dim (numpy's strides: a view's are the
+    view's, an expanded dim's 0, as torch's)."""
+    check_kw(node, kw, ("dim",))
+    strides = tuple(s // t.value.itemsize for s in t.value.strides)
+    dim = args[0] if args else kw["dim"][0] if "dim" in kw else None
+    if dim is None:
+        return strides
+    d = int(dim.value.item()) if isinstance(dim, Tensor) else int(dim)
+    if not -len(strides) <= d < len(strides) or not strides:
+        raise DdxTypeError(f"Dimension out of range (expected to be in range of "
+                           f"[{-len(strides)}, {len(strides) - 1}], but got {d})")
+    return strides[d]
+
+
+def _close(ev, node, a, b, kw) -> np.ndarray:
+    """torch.isclose's test: |a - b| <= atol + rtol * |b|, infinities equal to themselves,
+    nan equal to nan only with equal_nan=True."""
+    def number(name, default):
+        v = kw[name][0] if name in kw else default
+        return v.value.item() if isinstance(v, Tensor) else v
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor) or a.weak or b.weak:
+        raise DdxTypeError("isclose(): argument 'other' must be Tensor")
+    if a.value.dtype != b.value.dtype:
+        raise DdxTypeError(f"{a.value.dtype.name} did not match {b.value.dtype.name}")
+    return np.isclose(a.value, b.value, rtol=number("rtol", 1e-05), atol=number("atol", 1e-08),
+                      equal_nan=bool(number("equal_nan", False)))
+
+
+def m_isclose(ev, node, t, args, kw):
+    check_kw(node, kw, ("rtol", "atol", "equal_nan"))
+    out = Tensor(np.asarray(_close(ev, node, t, args[0], kw)))
+    out.label = ev.label(node)
+    return out
+
+
+def m_allclose(ev, node, t, args, kw):
+    check_kw(node, kw, ("rtol", "atol", "equal_nan"))
+    return bool(_close(ev, node, t, args[0], kw).all())
+
+
+def _function(method):
+    """torch.f(x, *args) for the method x.f(*args)."""
+    def call(ev, node, args, kw):
+        if not args or not isinstance(args[0], Tensor):
+            raise DdxTypeError(f"{method.__name__[2:]}(): argument 'input' must be Tensor")
+        return method(ev, node, args[0], list(args[1:]), kw)
+    return call
+
+
 def fn_equal(ev, node, args, kw):
     a, b = args
     if not isinstance(a, Tensor):
@@ -78,8 +145,11 @@ def fn_equal(ev, node, args, kw):
     return m_equal(ev, node, a, [b], kw)
 
 
-METHODS = {"tolist": m_tolist, "numel": m_numel, "dim": m_dim, "equal": m_equal,
-           "float": m_float, "double": m_double, "to": m_to, "cpu": lambda ev, n, t, a, k: t}
+METHODS = {"tolist": m_tolist, "numel": m_numel, "nelement": m_numel, "dim": m_dim,
+           "equal": m_equal, "float": m_float, "double": m_double, "long": m_long, "int": m_int,
+           "bool": m_bool, "to": m_to, "cpu": lambda ev, n, t, a, k: t,
+           "is_contiguous": m_is_contiguous, "stride": m_stride, "isclose": m_isclose,
+           "allclose": m_allclose}
 
 __all__ = ["METHODS", "fn_equal"]
 
@@ -91,6 +161,8 @@ def register() -> None:
     for name, fn in METHODS.items():
         TENSOR_METHODS.setdefault(name, fn)
     EXTRA["torch"].setdefault("equal", Native("equal", fn_equal))
+    for name, method in (("isclose", m_isclose), ("allclose", m_allclose), ("numel", m_numel)):
+        EXTRA["torch"].setdefault(name, Native(name, _function(method)))
 
 
 register()

@@ -1,6 +1,11 @@
-"""The Python values the REPL surface gives: None, torch.Size, a str result, an .item() number."""
+"""The Python values the REPL surface gives: None, torch.Size, a str result, an .item() number,
+torch.device."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from ..errors import DdxTypeError
 
 
 class NoneType:
@@ -28,3 +33,24 @@ class PyNumber(float):
         obj = super().__new__(cls, v)
         obj.raw = v
         return obj
+
+
+class Device:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.kind}')"
+
+    def __eq__(self, other) -> bool:  # (torch.device('cpu') == 'cpu' is False, as in torch)
+        return isinstance(other, Device) and other.kind == self.kind
+
+    def py_attr(self, ev, node, name: str) -> Any:
+        if name == "type":
+            return self.kind
+        if name == "index":
+            return None
+        raise DdxTypeError(f"'torch.device' object has no attribute '{name}'")
+
+    def __hash__(self) -> int:
+        return hash(self.kind)

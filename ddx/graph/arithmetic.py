@@ -13,7 +13,7 @@ from ..limits import check_elements
 from ..ops import OPS
 from .calls_linalg import matmul
 from .tensor import Tensor
-from .values import fold_numbers, type_name, weak
+from .values import DType, fold_numbers, type_name, weak
 
 _PYTHON_OPS = frozenset(("is", "is not", "in", "not in"))
 
@@ -23,7 +23,8 @@ def _python_op(sym: str, a: Any, b: Any) -> bool:
     numbers, as Python's ``==`` decides it for them."""
     if sym in ("is", "is not"):
         same = a is b or (isinstance(a, Tensor) and isinstance(b, Tensor) and a.weak and
-                          b.weak and a.value.item() == b.value.item())
+                          b.weak and a.value.item() == b.value.item()) or (
+            isinstance(a, DType) and a == b)  # (torch's dtypes are one object each)
         return same if sym == "is" else not same
     if isinstance(b, Tensor) and not b.weak:
         found = bool((b.value == (a.value if isinstance(a, Tensor) else a)).any())
@@ -55,6 +56,8 @@ class Arithmetic:
                 return self.literal_tensor(value)
         if isinstance(value, bool):
             return weak(value)
+        if isinstance(value, (int, float)):  # a Python number: .item(), .numel(), len(...)
+            return weak(getattr(value, "raw", value))
         raise DdxTypeError(f"'{node.value}' needs numbers or tensors, got {type_name(value)} "
                            f"on the {side}", start=node.pos, end=node.pos + 1)
 

@@ -1,0 +1,79 @@
+"""Python's numbers and PyTorch's small objects in `ddx run`, as Python with PyTorch prints
+them: arithmetic on .item(), .numel() and len() results, x.ndim, dtype and device
+comparisons, type(), torch.__version__, isclose/allclose, casts, is_contiguous/stride.
+Each script runs through ddx and through Python with PyTorch 2.13; the outputs must be equal
+line for line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import session_run, torch_or_skip
+
+SCRIPTS = {
+    "item_and_numel_arithmetic": """
+import torch
+x = torch.ones(3)
+a = x.sum().item()
+print(a * 2, a + 1, -a, a > 0, a / 2, a // 2, a ** 2)
+n = x.numel()
+print(n + 1, n * 2.5, n > 2, n == 3, float(n), int(a))
+print(x * a)
+print(abs(a), max(a, 5), min(n, 2))
+print(x.ndim, x.ndim + 1, x.dim())
+total = 0
+for i in range(3):
+    total += x[i].item()
+print(total)
+print(sum(t.numel() for t in [x, x]), len([1, 2]) * a)
+""",
+    "dtype_device_and_type": """
+import torch
+x = torch.ones(2)
+print(x.dtype == torch.float32, x.dtype != torch.float64, x.dtype is torch.float32)
+print(x.dtype is not torch.float64, x.dtype == torch.float64)
+print(x.device == torch.device("cpu"), x.device == "cpu", torch.device("cpu"))
+print(x.device, x.device.type, x.is_cuda, f"{x.device}", [x.device])
+if x.dtype == torch.float32:
+    print("float32")
+print(type(x), type(x.shape), type(x.sum().item()), type(x.numel()), type(x.dtype))
+print(type("a"), type([1]), type(x.device), type(None), type(2.0), type(2))
+print(torch.__version__)
+""",
+    "close_casts_strides": """
+import torch
+torch.manual_seed(0)
+x = torch.randn(4, 3)
+print(torch.isclose(x, x + 1e-9), torch.allclose(x, x + 1e-9), x.allclose(x * 2))
+print(torch.isclose(x, x * (1 + 1e-4)).all(), x.isclose(x, atol=0.0, rtol=0.0).all())
+print(x.is_contiguous(), x.t().is_contiguous(), x.stride(), x.t().stride(), x.stride(1))
+print(x.expand(2, 4, 3).stride(), x.nelement())
+print(x.long().dtype, x.int().dtype, x.bool().dtype, (x > 0).long().sum())
+print(x.long())
+""",
+}
+
+
+def _python(text: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_script_prints_what_python_with_pytorch_prints(name, tmp_path):
+    torch_or_skip()
+    script = tmp_path / f"{name}.py"
+    script.write_text(SCRIPTS[name])
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=120)
+    assert ours.stderr == ""
+    assert ours.stdout.splitlines() == _python(SCRIPTS[name])
+
+
+def test_stride_of_a_dim_out_of_range_is_pytorchs_error():
+    assert session_run("import torch\nx = torch.ones(2, 3)\nx.stride(2)\n") == [
+        "error: Dimension out of range (expected to be in range of [-2, 1], but got 2)"]
