@@ -53,6 +53,21 @@ print(x.expand(2, 4, 3).stride(), x.nelement())
 print(x.long().dtype, x.int().dtype, x.bool().dtype, (x > 0).long().sum())
 print(x.long())
 """,
+    "type_names_and_errors": """
+import torch
+x = torch.ones(2, 3, requires_grad=True)
+for f in (lambda: x @ x, lambda: x.view(4), lambda: x[5], lambda: (x * 2).backward()):
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__, type(e) is RuntimeError, "|", str(e).splitlines()[0])
+def square(t):
+    return t * t
+class Net(torch.nn.Module):
+    pass
+print(square.__name__, Net.__name__, type(Net()).__name__, type(x).__name__)
+print(type(x.shape).__name__, type(1.5).__name__, type(x.sum().item()).__name__)
+""",
 }
 
 
@@ -77,3 +92,13 @@ def test_a_script_prints_what_python_with_pytorch_prints(name, tmp_path):
 def test_stride_of_a_dim_out_of_range_is_pytorchs_error():
     assert session_run("import torch\nx = torch.ones(2, 3)\nx.stride(2)\n") == [
         "error: Dimension out of range (expected to be in range of [-2, 1], but got 2)"]
+
+
+@pytest.mark.parametrize("attr", ["x.__class__", "type(x).__mro__", "square.__globals__",
+                                  "type(x).__name__.__class__", "square.__code__"])
+def test_other_dunders_stay_out_of_reach(attr):
+    """__name__ is a name ddx gave (a str); every other dunder is still refused."""
+    got = session_run(f"import torch\nx = torch.ones(2)\ndef square(t):\n    return t\n{attr}\n")
+    dunder = attr.rsplit(".", 1)[1]
+    assert len(got) == 1 and got[0].startswith("error: ") and dunder in got[0]
+    assert "is not available in ddx" in got[0] or "has no attribute" in got[0]

@@ -17,7 +17,7 @@ from . import pycalls, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pyvalues import Instance, UserClass, UserFunction, iterate, number_of, to_str, type_label
-from .values import PyNumber, Size, Str
+from .values import PyNumber, PyType, Size, Str
 
 
 def _print(ev, node, args, kw):
@@ -258,8 +258,13 @@ class SuperProxy:
 
 
 def _type(ev, node, args, kw):
-    label = type_label(args[0])
-    return Str(f"<class '{pyvalues.QUALIFIED.get(label, label)}'>")
+    value = args[0]
+    if isinstance(value, PyException) and value.kind in EXCEPTIONS:
+        return EXCEPTIONS[value.kind]  # (type(e) is RuntimeError; its __name__)
+    if isinstance(value, Instance):
+        return value.cls
+    label = type_label(value)
+    return PyType(pyvalues.QUALIFIED.get(label, label))
 
 
 def _iter_next(ev, node, args, kw):

@@ -12,6 +12,7 @@ from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
 from . import pycalls, pymodules, pyvalues
+from .pyerrors import ExceptionType
 from .pyvalues import (
     BoundMethod,
     Instance,
@@ -23,7 +24,7 @@ from .pyvalues import (
     to_str,
     type_label,
 )
-from .values import Str
+from .values import PyType, Str
 
 MAX_NESTING = 100  # lazily evaluated parts (x if c else y, and/or) nested this deep at most
 
@@ -248,6 +249,10 @@ def call_method(ev, node: Ast, obj: Any, name: str, args: list, kw: dict) -> Any
 
 
 def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
+    if name == "__name__":  # (a name ddx gave: type(e).__name__, f.__name__, cls.__name__)
+        named = _name_of(obj)
+        if named is not None:
+            return Str(named)
     if name.startswith("__") and name.endswith("__"):
         raise pyvalues.PyException.error("AttributeError",
                                          f"'{type_label(obj)}' attribute '{name}' is not "
@@ -301,3 +306,11 @@ def set_attr(ev, node: Ast, obj: Any, name: str, value: Any) -> bool:
 
 
 __all__ = ["Tensor", "call_method", "compound", "get_attr", "set_attr"]
+
+
+def _name_of(obj: Any) -> str | None:
+    if isinstance(obj, PyType):
+        return obj.short
+    if isinstance(obj, (UserFunction, UserClass, ExceptionType)):
+        return obj.name
+    return None

@@ -26,6 +26,16 @@ class Str(str):
     """A string result (``grad_fn.name()``)."""
 
 
+class PyType(Str):
+    """What type(x) gives for a value that is not a class of the user's: it prints as
+    ``<class 'torch.Tensor'>``, and its ``__name__`` is the last part (``Tensor``)."""
+
+    def __new__(cls, qualified: str):
+        obj = super().__new__(cls, f"<class '{qualified}'>")
+        obj.short = qualified.rpartition(".")[2]
+        return obj
+
+
 class PyNumber(float):
     """What .item() gives: a Python number, printed as Python prints it."""
 
