@@ -28,6 +28,8 @@ for i in range(3):
     total += x[i].item()
 print(total)
 print(sum(t.numel() for t in [x, x]), len([1, 2]) * a)
+zero = torch.zeros(1).sum().item()
+print("yes" if zero else "no", "empty" if not torch.ones(0).numel() else "full", bool(n))
 """,
     "dtype_device_and_type": """
 import torch
@@ -102,3 +104,52 @@ def test_other_dunders_stay_out_of_reach(attr):
     dunder = attr.rsplit(".", 1)[1]
     assert len(got) == 1 and got[0].startswith("error: ") and dunder in got[0]
     assert "is not available in ddx" in got[0] or "has no attribute" in got[0]
+
+
+SCRIPTS_NO_TORCH = {
+    "triple_quoted_strings": '''
+"""
+A module docstring, as every tutorial file opens: brackets ( [ { and # are text here.
+"""
+s = """two
+lines"""
+t = \'\'\'single \'quotes\' # not a comment\'\'\'
+print(s, t, """one line""", len("""abc"""))
+def f():
+    """A docstring."""
+    return """x ) y"""
+print(f())
+''',
+    "numpy_arrays": """
+import numpy as np
+import math
+np.random.seed(0)
+a = np.array([1.0, 2.0, 3.0])
+print(a, a * 2, a + a, a - 1, a / 2, a ** 2, -1 * a, a > 1.5)
+print(a.shape, a.ndim, a.size, a.dtype, a.sum(), a.mean(), a.max(), a[0], a[1:], a.tolist())
+print(np.zeros(3), np.ones((2, 2)), np.arange(3), np.linspace(0, 1, 3))
+print(np.sin(a), np.exp(a).sum(), np.square(a - 1).sum(), np.sqrt(a))
+print(np.random.randn(), np.random.rand(2))
+x = np.linspace(-math.pi, math.pi, 5)
+print(2.0 * np.sin(x) + x ** 3 * 0.5)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS_NO_TORCH))
+def test_a_python_script_prints_what_python_prints(name, tmp_path):
+    script = tmp_path / f"{name}.py"
+    script.write_text(SCRIPTS_NO_TORCH[name])
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=120)
+    assert ours.stderr == ""
+    assert ours.stdout.splitlines() == _python(SCRIPTS_NO_TORCH[name])
+
+
+def test_numpy_arrays_go_to_torch_and_back():
+    torch_or_skip()
+    text = ("import torch\nimport numpy as np\nb = np.array([1.0, 2.0])\n"
+            "print(torch.tensor(b), torch.as_tensor(b), torch.from_numpy(b))\n"
+            "t = torch.from_numpy(b)\nb *= 1\nx = torch.ones(2)\na = x.numpy()\n"
+            "print(a, type(a), a * 2, torch.tensor(a).dtype, torch.tensor(np.arange(3)))\n")
+    assert session_run(text) == _python(text)

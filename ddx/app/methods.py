@@ -12,6 +12,7 @@ from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
 from ..graph.values import truth, type_name
 from ..lang.tree import Ast
+from .pynumpy import NumpyArray
 from .values import NOTHING, PyNumber, Size
 
 
@@ -135,20 +136,6 @@ def m_size(ev, node, t, args, kw):
         raise DdxShapeError(f"Dimension out of range (expected to be in range of [{-nd}, "
                             f"{nd - 1}], but got {d})", start=node.pos, end=node.end)
     return Tensor(np.asarray(t.value.shape[d]), weak=True)  # (a Python int, as x.size(0))
-
-
-class NumpyArray:
-    """What x.numpy() gives: numpy's array, printed as numpy prints it (a value ddx shows,
-    not a door into numpy)."""
-
-    def __init__(self, value: np.ndarray) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-    def __str__(self) -> str:
-        return str(self.value)
 
 
 def m_numpy(ev, node, t, args, kw):

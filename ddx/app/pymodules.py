@@ -17,7 +17,7 @@ from ..graph.tensor import Tensor
 from ..graph.values import NO_GRAD, weak
 from ..lang.tree import Ast
 from .pyerrors import PyException
-from .values import Device
+from .values import Device, python_truth
 
 
 class GradContext:
@@ -114,8 +114,6 @@ NUMPY = PyModule("numpy", {
 
 def _set_grad_enabled(ev, node, args, kw):
     flag = args[0] if args else kw.get("mode", (True,))[0]
-    from .pyvalues import python_truth
-
     on = python_truth(flag)
     record.GRAD_MODE.enabled = on  # (also a function: it sets the mode at once)
     return GradContext(on, "set_grad_enabled")

@@ -10,15 +10,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import (
-    DdxRuntimeError,
     DdxTypeError,
     DdxValueError,
 )
 from ..graph.tensor import Tensor
 from ..graph.values import DType, weak
 from ..lang.tree import Ast
+from . import pynumpy
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
-from .values import NOTHING, Device, PyNumber, Size, Str
+from .pynumpy import NumpyArray
+from .values import NOTHING, Device, PyNumber, Size, Str, python_truth
 
 MAX_DEPTH = 40  # calls of the user's own functions, nested (Python's RecursionError past it)
 
@@ -107,19 +108,6 @@ class BoundMethod:
 
 
 # --- truth, iteration, strings ----------------------------------------------------------
-def python_truth(value: Any) -> bool:
-    if value is None or value is NOTHING:
-        return False
-    if isinstance(value, Tensor):
-        if value.value.size != 1:
-            raise DdxRuntimeError("Boolean value of Tensor with more than one value is "
-                                  "ambiguous")
-        return bool(value.value.item())
-    if isinstance(value, (bool, str, list, tuple, dict, set, range)):
-        return bool(value)
-    return True
-
-
 def iterate(ev, value: Any, node: Ast | None = None) -> Iterator:
     """What ``for`` walks: Python containers, ranges and iterators as Python does; a tensor
     along its first dimension (each row a view, as unbind gives them)."""
@@ -177,7 +165,7 @@ def to_str(ev, value: Any) -> str:
         return str(value)
     if isinstance(value, PyException):
         return value.message
-    if type(value).__name__ == "NumpyArray":  # print(x.numpy()): numpy's str
+    if isinstance(value, NumpyArray):  # print(x.numpy()): numpy's str
         return str(value)
     if isinstance(value, Device):  # print(torch.device('cpu')): cpu
         return value.kind
@@ -285,6 +273,8 @@ def bind(ev, target: Ast, value: Any, *, python: bool = True) -> None:
 def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
     """Python's meaning of an operator on strings, lists and tuples; NotImplemented where
     ddx's arithmetic applies (numbers and tensors)."""
+    if isinstance(a, NumpyArray) or isinstance(b, NumpyArray):
+        return pynumpy.binary(op, a, b)
     if isinstance(a, str) and isinstance(b, str):
         if op == "+":
             return Str(a + b)
@@ -327,4 +317,5 @@ def torch_type_name(dtype) -> str:
 
 
 __all__ = ["EXCEPTIONS", "MAX_DEPTH", "PyException", "Size", "as_error", "exception_matches",
+           "python_truth",
            "weak"]

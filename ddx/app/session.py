@@ -18,13 +18,38 @@ from .surface import show
 from .values import NOTHING
 
 
-def bracket_depth(line: str, depth: int = 0) -> int:
-    for ch in line.split("#", 1)[0]:
-        if ch in "([{":
+def scan(line: str, depth: int = 0, quote: str | None = None) -> tuple[int, str | None, str]:
+    """One line of a script as Python's tokenizer sees it: (the bracket depth after it, the
+    triple quote still open after it or None, its code without the comment). Brackets and
+    '#' inside strings count for nothing; a triple-quoted string may span lines."""
+    i, n = 0, len(line)
+    while i < n:
+        if quote is not None:  # inside a triple-quoted string
+            j = i
+            while j < n and not line.startswith(quote, j):
+                j += 2 if line[j] == "\\" else 1
+            if j >= n:
+                return depth, quote, line
+            i, quote = j + 3, None
+            continue
+        c = line[i]
+        if c == "#":
+            return depth, None, line[:i]
+        if c in "\"'":
+            if line.startswith(c * 3, i):
+                quote, i = c * 3, i + 3
+                continue
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c in "([{":
             depth += 1
-        elif ch in ")]}" and depth > 0:
+        elif c in ")]}" and depth > 0:
             depth -= 1
-    return depth
+        i += 1
+    return depth, quote, line
 
 
 _COMPOUND = re.compile(r"\s*(?:if|elif|else|while|for|def|class|try|except|finally|with)\b")
@@ -36,19 +61,20 @@ class Continuation:
 
     def __init__(self) -> None:
         self.depth = 0
+        self.quote: str | None = None  # a triple-quoted string open across lines
         self.block = False
         self.last = ""
         self.count = 0
 
     def add(self, line: str) -> bool:
         """Take one more line; True while the statement needs more."""
-        self.depth = bracket_depth(line, self.depth)
-        code = line.split("#", 1)[0].rstrip()
+        self.depth, self.quote, code = scan(line, self.depth, self.quote)
+        code = code.rstrip()
         if code.endswith(":") or (self.count == 0 and _COMPOUND.match(code)):
             self.block = True  # (a one-line `while c: x += 1` waits for a blank line too)
         self.last = line
         self.count += 1
-        return self.depth > 0 or code.endswith(("\\", ":")) or (
+        return self.depth > 0 or self.quote is not None or code.endswith(("\\", ":")) or (
             line.strip() != "" and self.block) or (
             self.count == 1 and code.lstrip().startswith("@"))
 
@@ -84,12 +110,12 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
             i += 1
             continue
         start = i
-        depth = bracket_depth(lines[i])
+        depth, quote, prev = scan(lines[i])
         i += 1
         while i < n:
-            prev = lines[i - 1].split("#", 1)[0].rstrip()
+            prev = prev.rstrip()
             line = lines[i]
-            if depth > 0 or prev.endswith("\\") or prev.endswith(":") or \
+            if depth > 0 or quote is not None or prev.endswith("\\") or prev.endswith(":") or \
                     prev.lstrip().startswith("@"):
                 pass
             elif line.strip() and _CONTINUES.match(line):  # except/elif/else/finally
@@ -107,7 +133,7 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
                 continue
             else:
                 break
-            depth = bracket_depth(line, depth)
+            depth, quote, prev = scan(line, depth, quote)
             i += 1
         yield start, "\n".join(lines[start:i])
 

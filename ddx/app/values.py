@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import DdxTypeError
+from ..errors import DdxRuntimeError, DdxTypeError
+from ..graph.tensor import Tensor
 
 
 class NoneType:
@@ -64,3 +65,16 @@ class Device:
 
     def __hash__(self) -> int:
         return hash(self.kind)
+
+
+def python_truth(value: Any) -> bool:
+    if value is None or value is NOTHING:
+        return False
+    if isinstance(value, Tensor):
+        if value.value.size != 1:
+            raise DdxRuntimeError("Boolean value of Tensor with more than one value is "
+                                  "ambiguous")
+        return bool(value.value.item())
+    if isinstance(value, (bool, int, float, str, list, tuple, dict, set, range)):
+        return bool(value)
+    return True

@@ -69,6 +69,12 @@ def fn_tensor(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     check_keywords(node, kw, ("requires_grad", "dtype"))
     check_arity(node, args, 1, {})
     src = args[0]
+    array = getattr(src, "py_array", None)  # a numpy array (the REPL's np.array, x.numpy())
+    if array is not None:
+        dtype = _dtype_arg(kw.get("dtype", (None,))[0])
+        grad = kw.get("requires_grad", (False,))[0]
+        return fresh(ev, node, np.array(array, dtype=dtype or array.dtype),
+                     grad is not False and truth(grad))
     if isinstance(src, bool):
         src = Tensor(np.asarray(src))
     if isinstance(src, (list, tuple)):  # a list made by Python code: xs = [0.1 * i for ...]

@@ -95,7 +95,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0"
 def unquote(text: str) -> str:
     """A string literal's value, its escapes decoded as Python decodes them (an unknown
     escape keeps its backslash); no eval."""
-    body = text[1:-1]
+    body = text[3:-3] if text[:3] in ('"""', "'''") and len(text) >= 6 else text[1:-1]
     if "\\" not in body:
         return body
     out = []

@@ -7,6 +7,21 @@
 # "TypeError: assigned grad expected to be a Tensor or None but got grad of type float".)
 # Added: torch.manual_seed(0) after the imports, so the random numbers are reproducible.
 # Dropped: nothing (on a CPU-only machine the device is "cpu").
+"""
+PyTorch: Tensors and autograd
+-------------------------------
+
+A third order polynomial, trained to predict :math:`y=\sin(x)` from :math:`-\pi`
+to :math:`\pi` by minimizing squared Euclidean distance.
+
+This implementation computes the forward pass using operations on PyTorch
+Tensors, and uses PyTorch autograd to compute gradients.
+
+
+A PyTorch Tensor represents a node in a computational graph. If ``x`` is a
+Tensor that has ``x.requires_grad=True`` then ``x.grad`` is another Tensor
+holding the gradient of ``x`` with respect to some scalar value.
+"""
 import torch
 import math
 torch.manual_seed(0)
