@@ -153,3 +153,13 @@ def test_numpy_arrays_go_to_torch_and_back():
             "t = torch.from_numpy(b)\nb *= 1\nx = torch.ones(2)\na = x.numpy()\n"
             "print(a, type(a), a * 2, torch.tensor(a).dtype, torch.tensor(np.arange(3)))\n")
     assert session_run(text) == _python(text)
+
+
+def test_a_triple_quoted_string_keeps_the_prompt_waiting_until_it_closes():
+    from ddx.app.session import chunks, needs_more
+
+    assert needs_more(['s = """one', "two ( #"])
+    assert not needs_more(['s = """one', 'two ( # """'])
+    assert not needs_more(["x = '#(' + \"[\""])
+    text = '"""\nDoc ( [\n"""\nx = 1\ny = """a\nb"""\nprint("#", x)\n'
+    assert [start for start, _ in chunks(text)] == [0, 3, 4, 6]
