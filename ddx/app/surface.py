@@ -25,6 +25,7 @@ from . import (
     pyexec,
     pyexpr,
     pyhooks,  # noqa: F401  (registers register_hook)
+    pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,
     pynn,  # (registers torch.nn)
