@@ -70,6 +70,25 @@ class Net(torch.nn.Module):
 print(square.__name__, Net.__name__, type(Net()).__name__, type(x).__name__)
 print(type(x.shape).__name__, type(1.5).__name__, type(x.sum().item()).__name__)
 """,
+    "isinstance_and_classes": """
+import torch
+from torch import nn
+class A(nn.Module):
+    pass
+class B(A):
+    pass
+b = B()
+print(isinstance(b, nn.Module), isinstance(b, A), isinstance(b, B), isinstance(b, (int, A)))
+print(isinstance(nn.Linear(2, 3), nn.Linear), isinstance(nn.Linear(2, 3), nn.Module))
+print(isinstance(nn.ReLU(), nn.Linear), isinstance(nn.Sequential(), nn.Sequential))
+x = torch.ones(2)
+print(isinstance(3, int), isinstance(True, int), isinstance(x.numel(), int), isinstance(2.5, float))
+print(isinstance(x.sum().item(), float), isinstance(3, float), isinstance(x, torch.Tensor))
+print(isinstance(x, nn.Module), isinstance(3, torch.Tensor), torch.Tensor([1, 2]), torch.Tensor)
+def f(t: torch.Tensor) -> torch.Tensor:
+    return t * 2
+print(f(x))
+""",
 }
 
 

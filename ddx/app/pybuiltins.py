@@ -16,8 +16,10 @@ from ..graph.values import weak
 from . import pycalls, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
+from .pytypes import isinstance_ as _isinstance
+from .pytypes import type_ as _type
 from .pyvalues import Instance, UserClass, UserFunction, iterate, number_of, to_str, type_label
-from .values import PyNumber, PyType, Size, Str
+from .values import Size, Str
 
 
 def _print(ev, node, args, kw):
@@ -186,30 +188,6 @@ def _py_round(ev, node, args, kw):
     return weak(round(n))
 
 
-def _isinstance(ev, node, args, kw):
-    value, kind = args
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    for k in kinds:
-        if isinstance(k, Native) and k.name in _TYPE_CHECKS and _TYPE_CHECKS[k.name](value):
-            return True
-        if isinstance(k, UserClass) and isinstance(value, Instance) and \
-                (value.cls is k or k in value.cls.bases):
-            return True
-        if getattr(k, "is_instance", None) is not None and k.is_instance(value):
-            return True
-    return False
-
-
-_TYPE_CHECKS = {
-    "float": lambda v: isinstance(v, (PyNumber, float)) or isinstance(v, Tensor) and v.weak
-    and v.value.dtype.kind == "f",
-    "int": lambda v: isinstance(v, Tensor) and v.weak and v.value.dtype.kind in "iub",
-    "str": lambda v: isinstance(v, str), "list": lambda v: isinstance(v, list),
-    "tuple": lambda v: isinstance(v, tuple), "dict": lambda v: isinstance(v, dict),
-    "bool": lambda v: isinstance(v, bool),
-}
-
-
 def _sorted(ev, node, args, kw):
     items = list(iterate(ev, args[0], node))
     key = kw.get("key", (None,))[0]
@@ -255,16 +233,6 @@ class SuperProxy:
             if found is not None:
                 return pycalls.call_value(ev, node, found, [self.obj, *args], kw)
         raise DdxTypeError(f"'super' object has no attribute '{name}'")
-
-
-def _type(ev, node, args, kw):
-    value = args[0]
-    if isinstance(value, PyException) and value.kind in EXCEPTIONS:
-        return EXCEPTIONS[value.kind]  # (type(e) is RuntimeError; its __name__)
-    if isinstance(value, Instance):
-        return value.cls
-    label = type_label(value)
-    return PyType(pyvalues.QUALIFIED.get(label, label))
 
 
 def _iter_next(ev, node, args, kw):

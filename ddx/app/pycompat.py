@@ -56,6 +56,22 @@ def _typed_tensor(dtype) -> Native:
     return Native(f"{np.dtype(dtype).name}_tensor", make)
 
 
+class TensorType(Native):
+    """torch.Tensor: the class isinstance checks against (a tensor, not a Python number), and
+    the legacy constructor torch.Tensor([...]) of the default dtype."""
+
+    def __init__(self) -> None:
+        def make(ev, node, args: list, kw: dict) -> Any:
+            return _typed_tensor(ev.dtype).fn(ev, node, args, kw)
+        super().__init__("Tensor", make)
+
+    def __repr__(self) -> str:
+        return "<class 'torch.Tensor'>"
+
+    def is_instance(self, value: Any) -> bool:
+        return isinstance(value, Tensor) and not value.weak
+
+
 def _legacy_loss(make: Native) -> Native:
     """nn.MSELoss(size_average=False): reduction 'sum', with PyTorch's warning."""
 
@@ -103,6 +119,7 @@ def _data_parallel(ev, node, args: list, kw: dict) -> Any:
 
 def register() -> None:
     EXTRA["torch"].setdefault("accelerator", ACCELERATOR)
+    EXTRA["torch"].setdefault("Tensor", TensorType())
     for name, dtype in (("FloatTensor", np.float32), ("DoubleTensor", np.float64),
                         ("LongTensor", np.int64)):
         EXTRA["torch"].setdefault(name, _typed_tensor(dtype))

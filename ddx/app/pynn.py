@@ -159,6 +159,9 @@ class ModuleBase:
     def __repr__(self) -> str:
         return "<class 'torch.nn.modules.module.Module'>"
 
+    def is_instance(self, value: Any) -> bool:  # isinstance(m, nn.Module)
+        return is_module(value)
+
     def init_instance(self, obj: Instance) -> None:
         obj.nn_module = True
         obj.attrs["training"] = True
