@@ -89,6 +89,20 @@ def f(t: torch.Tensor) -> torch.Tensor:
     return t * 2
 print(f(x))
 """,
+    "sizes_and_containers": """
+import torch
+x = torch.arange(6.).reshape(2, 3)
+print({"a": x, "n": 3}, [x[0], 1.5], (x.shape, x.dtype))
+print(x.shape[0] * 2, len(x.shape), x.shape == (2, 3), x.shape != (3, 2), tuple(x.shape))
+print(list(x.size()), x.size(1), x.shape == torch.Size([2, 3]), x.shape[-1], x.shape[1:])
+print(torch.Size([4]), x.shape.numel(), hasattr(x.shape, "numel"), [1, (2, 3)] == [1, (2, 3)])
+rows, cols = x.shape
+print(rows, cols, max(x.shape), sum(x.shape), isinstance(x.shape, torch.Size))
+print(*x.shape, sep="x")
+a, b = x
+print(a, b, [row.sum().item() for row in x])
+print(x.max(dim=1)[0:1], x.unbind(0), torch.chunk(x, 2, dim=1), x.split(1))
+""",
 }
 
 

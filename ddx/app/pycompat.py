@@ -16,6 +16,7 @@ from ..graph.values import DType
 from .methods import detach
 from .pymodules import EXTRA, Native, PyModule
 from .pynn import LOSSES, Builtin, is_module
+from .values import Size
 
 LEGACY_WARNING = ("size_average and reduce args will be deprecated, please use "
                   "reduction='{}' instead.")
@@ -72,6 +73,34 @@ class TensorType(Native):
         return isinstance(value, Tensor) and not value.weak
 
 
+class SizeType(Native):
+    """torch.Size: torch.Size([2, 3]) from a list or tuple of ints; isinstance checks."""
+
+    def __init__(self) -> None:
+        def make(ev, node, args: list, kw: dict) -> Any:
+            items = args[0] if args else ()
+            if isinstance(items, Tensor) and not items.weak and items.value.ndim == 1:
+                items = items.value.tolist()  # (a list literal an argument makes a tensor of)
+            if kw or len(args) > 1 or not isinstance(items, (list, tuple)):
+                raise DdxTypeError("torch.Size() takes an iterable of 'int'",
+                                   start=node.pos, end=node.end)
+            dims = []
+            for d in items:
+                v = d.value.item() if isinstance(d, Tensor) and d.value.size == 1 else d
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                    raise DdxTypeError(f"torch.Size() takes an iterable of 'int' (item 0 is "
+                                       f"'{type(v).__name__}')", start=node.pos, end=node.end)
+                dims.append(int(v))
+            return Size(dims)
+        super().__init__("Size", make)
+
+    def __repr__(self) -> str:
+        return "<class 'torch.Size'>"
+
+    def is_instance(self, value: Any) -> bool:
+        return isinstance(value, Size)
+
+
 def _legacy_loss(make: Native) -> Native:
     """nn.MSELoss(size_average=False): reduction 'sum', with PyTorch's warning."""
 
@@ -120,6 +149,7 @@ def _data_parallel(ev, node, args: list, kw: dict) -> Any:
 def register() -> None:
     EXTRA["torch"].setdefault("accelerator", ACCELERATOR)
     EXTRA["torch"].setdefault("Tensor", TensorType())
+    EXTRA["torch"].setdefault("Size", SizeType())
     for name, dtype in (("FloatTensor", np.float32), ("DoubleTensor", np.float64),
                         ("LongTensor", np.int64)):
         EXTRA["torch"].setdefault(name, _typed_tensor(dtype))

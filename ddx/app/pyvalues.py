@@ -295,9 +295,29 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
         return (a == b) == (op == "==")  # (x.dtype == torch.float32, x.device == 'cpu')
     if op in ("==", "!=") and (a is None or b is None or isinstance(a, (list, tuple, str)) or
                                isinstance(b, (list, tuple, str))):
-        same = a is b or (isinstance(a, (list, tuple)) and a == b)
+        same = a is b or (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and
+                          (type(a) is list) == (type(b) is list) and
+                          _plain(a) == _plain(b))  # (x.shape == (2, 3): a Size is a tuple)
         return same == (op == "==")
     return NotImplemented
+
+
+def _plain(items) -> list:
+    """A list's or tuple's items as Python compares them: ddx's numbers as numbers, nested
+    lists and tuples as (kind, items) (explicit stack)."""
+    out: list = []
+    stack = [(items, out)]
+    while stack:
+        seq, dest = stack.pop()
+        for item in seq:
+            if isinstance(item, (list, tuple)) and not isinstance(item, str):
+                sub: list = []
+                dest.append((type(item) is list, sub))
+                stack.append((item, sub))
+            else:
+                n = number_of(item)
+                dest.append(item if n is None else n)
+    return out
 
 
 def binary(ev, node, op: str, a: Any, b: Any) -> Any:

@@ -20,7 +20,24 @@ NOTHING = NoneType()
 
 
 class Size(tuple):
-    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``; ``.numel()`` its product."""
+
+    sliced_keeps_kind = True
+
+    def py_method(self, ev, node, name: str, args: list, kw: dict) -> Any:
+        if name == "numel":
+            n = 1
+            for d in self:
+                n *= d
+            return n
+        if name in ("count", "index"):
+            return getattr(tuple(self), name)(*[getattr(a, "raw", a) for a in args])
+        raise DdxTypeError(f"'torch.Size' object has no attribute '{name}'")
+
+    def py_attr(self, ev, node, name: str) -> Any:
+        if name in ("numel", "count", "index"):
+            return name  # (hasattr: a method it has)
+        raise DdxTypeError(f"'torch.Size' object has no attribute '{name}'")
 
 
 class Str(str):

@@ -96,7 +96,10 @@ def _python_index(ev, node: Ast, base: Any, values: list) -> Any:
         return base[key]
     if isinstance(sub, tuple):
         got = base[_slice(ev, node, sub, values)]
-        return type(base)(got) if isinstance(base, list) and type(base) is not list else got
+        if isinstance(base, list) and type(base) is not list or \
+                getattr(base, "sliced_keeps_kind", False):  # (x.shape[1:] is a torch.Size)
+            return type(base)(got)
+        return got
     i = ev.int_arg(values[0], node)
     if not -len(base) <= i < len(base):
         exc = DdxShapeError(f"{'string' if kind == 'str' else kind} index out of range",
