@@ -9,7 +9,7 @@ from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
 from ..graph import calls_create, record
 from ..graph.args import check_arity
 from ..graph.program import Evaluator
-from ..graph.tensor import Tensor
+from ..graph.tensor import Tensor, changed_in_place
 from ..graph.values import truth, type_name
 from ..lang.tree import Ast
 from .pynumpy import NumpyArray
@@ -116,6 +116,7 @@ def m_zero_(ev, node, t, args, kw):
     if ev.journal is not None:
         ev.journal.overwrite(t.value)
     t.value[...] = 0
+    changed_in_place(ev.journal, t)
     return t
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
-from ..graph.tensor import Tensor
+from ..graph.tensor import Tensor, changed_in_place
 from .methods import check_in_place
 from .pyoptim import add
 from .pyvalues import torch_type_name
@@ -62,6 +62,7 @@ def write(ev, t: Tensor, new: Any) -> Tensor:
     if not old.flags.writeable:
         t.value = old = np.array(old)
     old[...] = new
+    changed_in_place(ev.journal, t)
     _write_back(ev, t)
     return t
 
@@ -106,6 +107,8 @@ def _rebind(ev, node, t: Tensor, result: Any) -> Any:
     if not found:
         raise DdxRuntimeError(f"{op}() on a tensor that requires grad is recorded by ddx only "
                               "on a tensor a name holds (write y = y." + op[:-1] + "(...))")
+    if isinstance(result, Tensor):
+        changed_in_place(ev.journal, t, result)
     return result
 
 

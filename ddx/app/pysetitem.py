@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
 from ..graph import record
-from ..graph.tensor import Tensor
+from ..graph.tensor import Tensor, changed_in_place
 from ..graph.values import py_type
 from .methods import check_in_place
 
@@ -127,6 +127,7 @@ def _tensor_item(ev, target, t: Tensor, keys: list, value: Any) -> None:
             t.value = arr = np.array(arr)
         with np.errstate(invalid="ignore"):
             arr[key] = src
+        changed_in_place(ev.journal, t)
     except IndexError as exc:
         text = str(exc).replace(" axis ", " dimension ")
         err = DdxShapeError(text, start=target.start, end=target.end)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..errors import DdxRuntimeError
 from ..graph.record import FP_EVENTS, WARNINGS, describe
-from ..graph.tensor import Function, Tensor
+from ..graph.tensor import CHANGED, SUCCESSORS, VERSIONS, Function, Tensor
 from ..ops.kernels_sum import FLOATS, torch_sum
 
 
@@ -157,6 +159,49 @@ def _leaf_hook(t: Tensor, g, counts: dict, sums: dict):
     return g
 
 
+# ops whose VJPs read an input's shape only (PyTorch saves the sizes, not the tensor)
+_SHAPE_ONLY = frozenset(("select", "slice"))
+_BACKWARD = re.compile(r"Backward\d*$")  # (SigmoidBackward0 -> Sigmoid, the forward op)
+_TYPES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+          "bool": "Bool", "float16": "Half"}
+
+
+def check_saved(fn: Function) -> None:
+    """PyTorch's SavedVariable check: a tensor ``fn`` saved for its backward (an input its
+    formulas read for another input's gradient, or its own output) changed in place since
+    ("one of the variables needed for gradient computation has been modified by an inplace
+    operation"). An input with no other input requiring grad is saved only by a one-input op."""
+    ins, out_version = fn.versions or ((0,) * len(fn.inputs), 0)
+    op = fn.op
+    if "i" in op.reads and op.name not in _SHAPE_ONLY:
+        inputs = fn.inputs
+        grads = [t.requires_grad for t in inputs]
+        for j, t in enumerate(inputs):
+            if t.weak or not (len(inputs) == 1 or any(grads[:j] + grads[j + 1:])):
+                continue
+            now = VERSIONS.get(t, 0)
+            if now != ins[j]:
+                latest = t
+                while latest in SUCCESSORS:
+                    latest = SUCCESSORS[latest]
+                made = latest.grad_fn.name if latest.grad_fn is not None else None
+                raise DdxRuntimeError(_modified(t, made, now, ins[j]))
+    if "o" in op.reads:
+        out = fn.output
+        if out is not None and VERSIONS.get(out, 0) != out_version:
+            raise DdxRuntimeError(_modified(out, fn.name, VERSIONS.get(out, 0), out_version))
+
+
+def _modified(t: Tensor, made: str | None, now: int, then: int) -> str:
+    kind = _TYPES.get(t.value.dtype.name, t.value.dtype.name.capitalize())
+    which = "" if made is None else f", which is output 0 of {_BACKWARD.sub('', made)},"
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [torch.{kind}Tensor {list(t.value.shape)}]{which} is at "
+            f"version {now}; expected version {then} instead. Hint: enable anomaly detection "
+            "to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
 def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
               record: dict | None = None, retain_grads: bool = True) -> int:
     """The backward pass: send g0 from ``root`` through the graph; leaves' shares go to ``sink``.
@@ -172,6 +217,8 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
     for fn in (root.grad_fn, *deps):
         if fn.freed and fn.op.saves:
             raise DdxRuntimeError(FREED_TEXT)
+        if CHANGED:  # (something was changed in place: saved tensors may be stale)
+            check_saved(fn)
     pending: dict[Function, np.ndarray] = {root.grad_fn: g0}
     owned: set[int] = set()  # ids of pending sums created here, safe to add into in place
     ready = [root.grad_fn]

@@ -141,15 +141,16 @@ class Evaluator(Arithmetic, Compound, Binding):
                                    start=stmt.start, end=stmt.end)
             return self.surface.run_stmt(self, stmt)
         if stmt.kind == "with":
+            before = GRAD_MODE.enabled  # (set_grad_enabled(b) sets the mode as it is called)
             ctx = self.evaluate(stmt.value)
             if self.surface is not None and hasattr(ctx, "py_enter"):  # profiler, hooks
                 return self.surface.run_with(self, stmt, ctx)
             enabled = getattr(ctx, "grad_enabled", None)
             if enabled is None:
+                GRAD_MODE.enabled = before
                 raise DdxTypeError("'with' takes no_grad (or torch.no_grad(), enable_grad(), "
                                    "set_grad_enabled(b))", start=stmt.value.start,
                                    end=stmt.value.end)
-            before = GRAD_MODE.enabled
             GRAD_MODE.enabled = enabled
             try:
                 result = None

@@ -22,6 +22,41 @@ def label_of(source: str, start: int, end: int) -> str:
     return source[start:start + LABEL_MAX - 3] + "..."
 
 
+# PyTorch's version counters, for the tensors changed in place (x.add_(1), x[0] = 5, ...):
+# a backward that needs a tensor as it was saved, and finds it changed since, refuses
+VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# a tensor a recorded in-place op changed -> the node that goes on as that tensor
+SUCCESSORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+CHANGED: list[bool] = []  # (non-empty once anything was changed in place: a cheap test)
+
+
+def changed_in_place(journal, t: Tensor, new: Tensor | None = None) -> int:
+    """``t`` was changed in place (its values written, or, recorded, continued by the node
+    ``new``): its version goes up by one, and ``new`` goes on with that version; ``new``'s
+    own grad_fn keeps ``t`` as it was (ddx computes out of place). The statement's journal
+    can undo it all."""
+    def put(table, key, value) -> None:
+        if journal is not None:
+            journal.bind(table, key, value)
+        else:
+            table[key] = value
+    v = VERSIONS.get(t, 0) + 1
+    CHANGED[:] = [True]
+    put(VERSIONS, t, v)
+    if new is not None:
+        put(VERSIONS, new, v)
+        put(SUCCESSORS, t, new)
+        fn = new.grad_fn
+        if fn is not None:  # (its own inputs as they were: PyTorch saves a copy of the
+            # original for an in-place op's formula; its output as it is now)
+            ins = tuple(v if x is t else VERSIONS.get(x, 0) for x in fn.inputs)
+            if journal is not None:
+                journal.set(fn, "versions", (ins, v))
+            else:
+                fn.versions = (ins, v)
+    return v
+
+
 class Tensor:
     """A value in the graph. ``weak`` marks a Python-number constant (PyTorch's wrapped scalar)."""
 
@@ -124,7 +159,8 @@ class Tensor:
 class Function:
     """A recorded op application: PyTorch's grad_fn node."""
 
-    __slots__ = ("op", "name", "inputs", "kw", "value", "_output", "freed", "__weakref__")
+    __slots__ = ("op", "name", "inputs", "kw", "value", "_output", "freed", "versions",
+                 "__weakref__")
 
     def __init__(self, op: Op, name: str, inputs: tuple[Tensor, ...], kw: dict,
                  output: Tensor) -> None:
@@ -137,6 +173,10 @@ class Function:
         # large arrays alive until the garbage collector runs.
         self._output = weakref.ref(output)
         self.freed = False
+        # the inputs' and the output's versions when saved, once anything was ever changed in
+        # place (VERSIONS); None before: every version is 0
+        self.versions = None if not CHANGED else (
+            tuple(VERSIONS.get(t, 0) for t in inputs), VERSIONS.get(output, 0))
 
     @property
     def output(self) -> Tensor | None:
