@@ -153,6 +153,13 @@ def f():
     return """x ) y"""
 print(f())
 ''',
+    "dict_views": """
+d = {"a": 1, "b": 2.5}
+print(d.keys(), d.values(), d.items(), list(d.items()), "a" in d.keys(), sorted(d.keys()))
+for k, v in d.items():
+    print(k, v)
+print(len(d.values()), [k for k in d.keys()])
+""",
     "numpy_arrays": """
 import numpy as np
 import math

@@ -5,6 +5,7 @@ objects, modules)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from ..errors import DdxTypeError, DdxValueError
@@ -24,7 +25,7 @@ from .pyvalues import (
     to_str,
     type_label,
 )
-from .values import PyType, Str
+from .values import DictView, PyType, Str
 
 MAX_NESTING = 100  # lazily evaluated parts (x if c else y, and/or) nested this deep at most
 
@@ -171,12 +172,13 @@ def _index_of(obj: list, value: Any) -> int:
 
 
 def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
+    prefix = "odict_" if isinstance(obj, OrderedDict) else "dict_"
     if name == "items":
-        return [(k, v) for k, v in obj.items()]
+        return DictView([(k, v) for k, v in obj.items()], prefix + "items")
     if name == "keys":
-        return list(obj)
+        return DictView(list(obj), prefix + "keys")
     if name == "values":
-        return list(obj.values())
+        return DictView(list(obj.values()), prefix + "values")
     if name == "get" and args:
         return obj.get(_key(args[0]), args[1] if len(args) > 1 else None)
     if name == "update" and args:

@@ -37,7 +37,7 @@ from . import (
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
-from .values import NOTHING, PyNumber, Size, Str
+from .values import NOTHING, DictView, PyNumber, Size, Str
 
 NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -253,7 +253,8 @@ def show(ev: Evaluator, value: Any) -> str:
                           else str(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
-        return "[" + ", ".join(show(ev, v) for v in value) + "]"
+        text = "[" + ", ".join(show(ev, v) for v in value) + "]"
+        return f"{value.kind}({text})" if isinstance(value, DictView) else text
     if isinstance(value, OrderedDict):  # (a module's state_dict())
         return "OrderedDict([" + ", ".join(f"({show(ev, k)}, {show(ev, v)})"
                                            for k, v in value.items()) + "])"

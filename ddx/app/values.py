@@ -40,6 +40,19 @@ class Size(tuple):
         raise DdxTypeError(f"'torch.Size' object has no attribute '{name}'")
 
 
+class DictView(list):
+    """d.keys(), d.values(), d.items(): a list that prints as Python's view does
+    (``dict_keys(['a', 'b'])``; ``odict_keys`` for a state_dict's OrderedDict)."""
+
+    def __new__(cls, items, kind: str):
+        obj = super().__new__(cls)
+        obj.kind = kind
+        return obj
+
+    def __init__(self, items, kind: str) -> None:
+        super().__init__(items)
+
+
 class Str(str):
     """A string result (``grad_fn.name()``)."""
 
