@@ -153,6 +153,11 @@ def f():
     return """x ) y"""
 print(f())
 ''',
+    "chained_comparisons_and_any_all": """
+x = 0.5
+print(1 < 2 < 3, 3 > 2 > 2, 0 < x < 1, 0 <= x <= 0.4, 1 == 1.0 == 1, (1 < 2) < 3)
+print(any([False, True]), all([]), any([0, 0.0]), all(v > 0 for v in [1, 2]))
+""",
     "dict_views": """
 d = {"a": 1, "b": 2.5}
 print(d.keys(), d.values(), d.items(), list(d.items()), "a" in d.keys(), sorted(d.keys()))

@@ -347,8 +347,9 @@ BUILTINS.update({
     "round": Native("round", _op_or_python("round", _py_round)),
     **EXCEPTIONS,
 })
-# print stays the REPL's own (sep=, end=); the ddx ops sum/max/min/abs/round win in calls by
+# print stays the REPL's own (sep=, end=), any/all Python's (a bool, also of a tensor); the ddx ops
+# sum/max/min/abs/round win in calls by
 # name only through these wrappers, looked up before the op table (surface.builtin)
-OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf"))
+OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf", "any", "all"))
 
 __all__ = ["BUILTINS", "OVERRIDES", "math"]

@@ -181,6 +181,17 @@ class Builder:
     def compare(self, a, op, b):
         return Ast("bin", op[1], (a, b), (), a.ostart, b.oend, op[2])
 
+    def compare_chain(self, a, *rest):
+        """``a < b <= c``: Python's ``(a < b) and (b <= c)`` (b evaluated for each side)."""
+        node = left = None
+        for i in range(0, len(rest), 2):
+            op, b = rest[i], rest[i + 1]
+            part = self.compare(a if left is None else left, op, b)
+            node = part if node is None else Ast("boolop", ("and", part), (node,), (),
+                                                  node.ostart, part.oend, op[2])
+            left = b
+        return node
+
     def vector(self, lsqb, items, rsqb):
         return Ast("vec", None, tuple(items), (), lsqb[2], rsqb[3])
 
