@@ -1,0 +1,160 @@
+"""ATen's elementwise CPU loop (cpu_kernel_vec, aten/src/ATen/native/cpu/Loops.h) as the
+activation kernels of ops/kernels_act.py see it: the vector lambda over 2 * Vectorized<T>::size()
+elements at a time, the scalar lambda over the rest of each thread's chunk. Measured on torch
+2.13 with AVX512: these kernels run their AVX512 build (32 float32 or 16 float64 at a time: a
+16-element float32 tensor is all scalar). The vector lambdas call Sleef (ops/sleef.py), the
+scalar ones the C library (here: ctypes for float32, Python's math module for float64)."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from . import sleef
+from .rng_math import fma32, fma64
+
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+GRAIN = 32768  # at::internal::GRAIN_SIZE: below it TensorIterator runs on one thread
+_LANES = {F32: 32, F64: 16}
+_THREADS: list = []
+
+
+def exact_dtype(*args):
+    """The dtype (float32 or float64) when every argument is an ndarray or numpy scalar of it."""
+    dt = None
+    for a in args:
+        kind = type(a)
+        if kind is not np.ndarray and kind is not np.float64 and kind is not np.float32:
+            return None
+        d = a.dtype
+        if (d != F32 and d != F64) or (dt is not None and d != dt):
+            return None
+        dt = d
+    return dt
+
+
+def threads() -> int:
+    """PyTorch's default number of threads: one per core it may run on."""
+    if not _THREADS:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+        _THREADS.append(max(1, n))
+    return _THREADS[0]
+
+
+def tails(n: int, lanes: int, grain: int = GRAIN) -> list[tuple[int, int]]:
+    """(begin, end) of the elements that ATen computes one at a time: the last n % lanes of
+    each thread's chunk (at::parallel_for's split: divup(n, threads) each)."""
+    n_threads = threads()
+    if n < grain or n_threads == 1:
+        chunks = [(0, n)]
+    else:
+        k = min(n_threads, -(-n // grain))
+        size = -(-n // k)
+        chunks = [(b, min(n, b + size)) for b in range(0, n, size)]
+    return [(e - (e - b) % lanes, e) for b, e in chunks if (e - b) % lanes]
+
+
+def elementwise(vector, scalar, args, dt, grain: int = GRAIN, py=None):
+    """``vector`` over the vector bodies and ``scalar`` over the tails, as ATen's loop does.
+    Both take and return flat arrays of ``dt``; the result has the broadcast shape. ``py``, the
+    scalar lambda on Python floats (C doubles), serves float64 numpy scalars: the one-liner's
+    hot path."""
+    if py is not None and all(type(v) is np.float64 for v in args):
+        return np.float64(py(*(float(v) for v in args)))
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    flat = [np.broadcast_to(a, shape).ravel() for a in args]
+    n = flat[0].size
+    ends = tails(n, _LANES[dt], grain)
+    if ends and ends[0] == (0, n):
+        out = scalar(*flat)
+    else:
+        with np.errstate(all="ignore"):
+            out = np.array(vector(*flat), dt)
+        for b, e in ends:
+            out[b:e] = scalar(*(f[b:e] for f in flat))
+    out = out.reshape(shape)
+    return out if type(args[0]) is np.ndarray else out[()]
+
+
+# --- the C library's functions over a few values (the scalar lambdas) -------------------------
+
+_MATH = {"expf": math.exp, "expm1f": math.expm1, "log1pf": math.log1p, "tanhf": math.tanh,
+         "erff": math.erf}
+
+
+def libm(name: str, x: np.ndarray) -> np.ndarray:
+    """``name`` (expf, expm1f, log1pf, tanhf, erff) as the C library computes it, in x's dtype:
+    float32's ``expf``..., float64's ``exp``... (Python's math module calls the same)."""
+    if x.dtype == F32:
+        return sleef.libm32(name, x)
+    fn = _MATH[name]
+    return np.array([fn(v) for v in x.tolist()], F64)
+
+
+def pexp(v: float) -> float:
+    """The C library's exp of a double (math.exp raises where C returns inf)."""
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def pexpm1(v: float) -> float:
+    try:
+        return math.expm1(v)
+    except OverflowError:
+        return math.inf
+
+
+def plog1p(v: float) -> float:
+    try:
+        return math.log1p(v)
+    except ValueError:
+        return -math.inf if v == -1 else math.nan
+
+
+def pfma(a: float, b: float, c: float) -> float:
+    """a*b + c rounded once, on Python floats: the product split exactly into two doubles
+    (Dekker), then math.fsum, which rounds the exact sum once."""
+    p = a * b
+    if not math.isfinite(p) or not math.isfinite(c):
+        return p + c
+    t = 134217729.0 * a
+    ah = t - (t - a)
+    t = 134217729.0 * b
+    bh = t - (t - b)
+    al, bl = a - ah, b - bh
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return math.fsum((p, err, c)) if math.isfinite(err) else p + c
+
+
+def vexp(x):
+    return sleef.expf(x) if x.dtype == F32 else np.exp(x)
+
+
+def vexpm1(x):
+    return sleef.expm1f(x) if x.dtype == F32 else np.expm1(x)
+
+
+def vlog1p(x):
+    return sleef.log1pf(x) if x.dtype == F32 else np.log1p(x)
+
+
+def vtanh(x):
+    return sleef.tanhf(x) if x.dtype == F32 else np.tanh(x)
+
+
+def fma(a, b, c):
+    """a*b + c rounded once, in a's dtype (where GCC contracts)."""
+    return fma32(a, b, c) if a.dtype == F32 else fma64(a, b, c)
+
+
+def _const(dt, value: float):
+    return dt.type(value)
+
+
