@@ -12,8 +12,8 @@ import os
 
 import numpy as np
 
-from . import sleef
-from .rng_math import fma32, fma64
+from . import sleef, sleef64
+from .rng_math import fma32
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 GRAIN = 32768  # at::internal::GRAIN_SIZE: below it TensorIterator runs on one thread
@@ -83,8 +83,6 @@ def elementwise(vector, scalar, args, dt, grain: int = GRAIN, py=None):
 
 # --- the C library's functions over a few values (the scalar lambdas) -------------------------
 
-_MATH = {"expf": math.exp, "expm1f": math.expm1, "log1pf": math.log1p, "tanhf": math.tanh,
-         "erff": math.erf}
 
 
 def libm(name: str, x: np.ndarray) -> np.ndarray:
@@ -92,7 +90,8 @@ def libm(name: str, x: np.ndarray) -> np.ndarray:
     float32's ``expf``..., float64's ``exp``... (Python's math module calls the same)."""
     if x.dtype == F32:
         return sleef.libm32(name, x)
-    fn = _MATH[name]
+    fn = {"expf": pexp, "expm1f": pexpm1, "log1pf": plog1p, "tanhf": math.tanh,
+          "erff": math.erf}[name]
     return np.array([fn(v) for v in x.tolist()], F64)
 
 
@@ -134,24 +133,24 @@ def pfma(a: float, b: float, c: float) -> float:
 
 
 def vexp(x):
-    return sleef.expf(x) if x.dtype == F32 else np.exp(x)
+    return sleef.expf(x) if x.dtype == F32 else sleef64.expd(x)
 
 
 def vexpm1(x):
-    return sleef.expm1f(x) if x.dtype == F32 else np.expm1(x)
+    return sleef.expm1f(x) if x.dtype == F32 else sleef64.expm1d(x)
 
 
 def vlog1p(x):
-    return sleef.log1pf(x) if x.dtype == F32 else np.log1p(x)
+    return sleef.log1pf(x) if x.dtype == F32 else sleef64.log1pd(x)
 
 
 def vtanh(x):
-    return sleef.tanhf(x) if x.dtype == F32 else np.tanh(x)
+    return sleef.tanhf(x) if x.dtype == F32 else sleef64.tanhd(x)
 
 
 def fma(a, b, c):
     """a*b + c rounded once, in a's dtype (where GCC contracts)."""
-    return fma32(a, b, c) if a.dtype == F32 else fma64(a, b, c)
+    return fma32(a, b, c) if a.dtype == F32 else sleef.fma_f64(a, b, c)
 
 
 def _const(dt, value: float):

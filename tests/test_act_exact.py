@@ -1,0 +1,182 @@
+"""Activation functions bit for bit with PyTorch's CPU kernels (ddx/ops/kernels_act.py): values
+and gradients, float32 and float64, over tens of thousands of values and the sizes where ATen's
+vector bodies and scalar tails meet, through the kernels and through ddx.trace."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import torch_or_skip
+
+import ddx
+from ddx.ops import act_loop, kernels_act, sleef, sleef64
+
+SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+SPECIAL = [0.0, -0.0, 1e-30, -1e-30, 1e-40, -1e-40, 1e-7, -1e-7, 3.0, -3.0, 8.7, -8.7, 15.0,
+           -15.0, 19.99, 20.0, 20.01, -20.0, 30.0, -30.0, 88.0, -88.0, 89.0, -89.0, 104.0, -104.0,
+           110.0, -110.0, 1e30, -1e30, 3e38, -3e38, math.inf, -math.inf, math.nan]
+SIZES = [1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 1000]
+
+# name: (our forward, our VJP (g, out, x), PyTorch's function of a tensor)
+CASES = {
+    "sigmoid": (kernels_act.sigmoid, kernels_act.sigmoid_vjp, lambda t, v: t.sigmoid(v)),
+    "silu": (kernels_act.silu, kernels_act.silu_vjp, lambda t, v: t.nn.functional.silu(v)),
+    "mish": (kernels_act.mish, kernels_act.mish_vjp, lambda t, v: t.nn.functional.mish(v)),
+    "softplus": (kernels_act.softplus, kernels_act.softplus_vjp,
+                 lambda t, v: t.nn.functional.softplus(v)),
+    "softplus(beta=0.7, threshold=1.3)": (
+        lambda x: kernels_act.softplus(x, 0.7, 1.3),
+        lambda g, o, x: kernels_act.softplus_vjp(g, o, x, 0.7, 1.3),
+        lambda t, v: t.nn.functional.softplus(v, 0.7, 1.3)),
+    "elu": (kernels_act.elu, kernels_act.elu_vjp, lambda t, v: t.nn.functional.elu(v)),
+    "elu(alpha=1.5)": (lambda x: kernels_act.elu(x, 1.5),
+                       lambda g, o, x: kernels_act.elu_vjp(g, o, x, 1.5),
+                       lambda t, v: t.nn.functional.elu(v, 1.5)),
+    "selu": (lambda x: kernels_act.elu(x, *SELU), lambda g, o, x: kernels_act.elu_vjp(g, o, x, *SELU),
+             lambda t, v: t.selu(v)),
+    "celu(alpha=0.3)": (lambda x: kernels_act.celu(x, 0.3),
+                        lambda g, o, x: kernels_act.celu_vjp(g, o, x, 0.3),
+                        lambda t, v: t.celu(v, 0.3)),
+    "logsigmoid": (kernels_act.logsigmoid, kernels_act.logsigmoid_vjp,
+                   lambda t, v: t.nn.functional.logsigmoid(v)),
+    "gelu(approximate='tanh')": (kernels_act.gelu_tanh, kernels_act.gelu_tanh_vjp,
+                                 lambda t, v: t.nn.functional.gelu(v, approximate="tanh")),
+}
+
+
+def values(n: int, dtype, seed: int) -> np.ndarray:
+    """Normal * 3 (where these functions bend), a few wide ones, and SPECIAL spread in."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n) * 3
+    wide = rng.random(n) < 0.1
+    x[wide] = rng.uniform(-120, 120, int(wide.sum()))
+    at = rng.choice(n, min(n, len(SPECIAL)), replace=False)
+    x[at] = SPECIAL[:len(at)]
+    return x.astype(dtype)
+
+
+def same_bits(ours, theirs) -> int:
+    """How many elements differ: bits where PyTorch's is a number, nan-ness where it is nan."""
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    nan = np.isnan(theirs)
+    width = np.int32 if theirs.dtype == np.float32 else np.int64
+    return int(np.sum(nan != np.isnan(ours)) +
+               np.sum(ours[~nan].view(width) != theirs[~nan].view(width)))
+
+
+def torch_value_and_grad(torch, fn, x, g):
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    y = fn(torch, tx)
+    y.backward(torch.from_numpy(g.copy()))
+    return y.detach().numpy(), tx.grad.numpy()
+
+
+def check(name, dtype, sizes, seed=0):
+    torch = torch_or_skip()
+    ours_fn, ours_vjp, theirs = CASES[name]
+    for i, n in enumerate(sizes):
+        x = values(n, dtype, seed + i)
+        g = np.random.default_rng(seed + 100 + i).standard_normal(n).astype(dtype)
+        y, grad = torch_value_and_grad(torch, theirs, x, g)
+        with np.errstate(all="ignore"):
+            out = ours_fn(x)
+            assert same_bits(out, y) == 0, (name, n, "value")
+            assert same_bits(ours_vjp(g, out, x), grad) == 0, (name, n, "gradient")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", CASES)
+def test_values_and_gradients_are_pytorchs(name, dtype):
+    # 20,000 values in one tensor, and the sizes around a vector step (32 float32, 16 float64)
+    check(name, dtype, [20_000, *SIZES])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["sigmoid", "mish", "gelu(approximate='tanh')"])
+def test_past_grain_size_the_threads_chunks_have_tails(name, dtype):
+    # past 32,768 elements (16,384 for gelu) ATen splits the loop between threads, and each
+    # thread's chunk ends in a scalar tail
+    check(name, dtype, [40_000, 70_001], seed=7)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_float64_numpy_scalars_are_pytorchs(name):
+    # a 0-d tensor runs the scalar lambda: libm's functions, which ddx calls through math
+    torch = torch_or_skip()
+    ours_fn, ours_vjp, theirs = CASES[name]
+    for v in [*SPECIAL, *values(300, np.float64, 3)]:
+        x, g = np.float64(v), np.float64(-0.75)
+        y, grad = torch_value_and_grad(torch, theirs, np.array(x), np.array(g))
+        with np.errstate(all="ignore"):
+            out = ours_fn(x)
+            assert type(out) is np.float64
+            assert same_bits(out, y) == 0, (name, v, "value")
+            assert same_bits(ours_vjp(g, out, x), grad) == 0, (name, v, "gradient")
+
+
+def test_sleef_expm1_and_log1p_are_pytorchs_vector_ones():
+    # torch.expm1 (and torch.log1p of float64) run Sleef over their vector bodies
+    torch = torch_or_skip()
+    x = values(32 * 1000, np.float32, 11)
+    assert same_bits(sleef.expm1f(x), torch.expm1(torch.from_numpy(x)).numpy()) == 0
+    x = values(16 * 2000, np.float64, 12)
+    assert same_bits(sleef64.expm1d(x), torch.expm1(torch.from_numpy(x)).numpy()) == 0
+    x = np.abs(x)
+    assert same_bits(sleef64.log1pd(x), torch.log1p(torch.from_numpy(x)).numpy()) == 0
+
+
+def test_the_scalar_tail_is_the_c_librarys_not_sleefs():
+    # where the C library and Sleef round differently, a 17-element tensor (all scalar lambda)
+    # takes the C library's value and a 32-element one Sleef's; ddx follows both
+    torch = torch_or_skip()
+    x = values(17 * 32 * 20, np.float32, 5)
+    vector = kernels_act.sigmoid(x)
+    scalar = np.concatenate([kernels_act.sigmoid(part) for part in x.reshape(-1, 17)])
+    differ = np.flatnonzero(vector != scalar)
+    assert differ.size > 0
+    v = x[differ[0]]
+    for n in (17, 32):
+        t = np.full(n, v, np.float32)
+        assert same_bits(kernels_act.sigmoid(t), torch.sigmoid(torch.from_numpy(t)).numpy()) == 0
+    assert kernels_act.sigmoid(np.full(17, v))[0] != kernels_act.sigmoid(np.full(32, v))[0]
+
+
+def test_tails_follow_atens_split():
+    assert act_loop.tails(17, 32) == [(0, 17)]
+    assert act_loop.tails(33, 32) == [(32, 33)]
+    assert act_loop.tails(64, 32) == []
+
+
+@pytest.mark.parametrize("text, name", [
+    ("sigmoid(x)", "sigmoid"), ("silu(x)", "silu"), ("mish(x)", "mish"),
+    ("softplus(x)", "softplus"), ("elu(x, alpha=1.5)", "elu(alpha=1.5)"), ("selu(x)", "selu"),
+    ("celu(x, 0.3)", "celu(alpha=0.3)"), ("logsigmoid(x)", "logsigmoid"),
+    ("gelu(x, approximate='tanh')", "gelu(approximate='tanh')"),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_through_trace_is_pytorchs(text, name, dtype):
+    torch = torch_or_skip()
+    x = values(1000, dtype, 21)
+    g = np.random.default_rng(22).standard_normal(1000).astype(dtype)
+    y, grad = torch_value_and_grad(torch, CASES[name][2], x, g)
+    t = ddx.trace(text, x=x, dtype=dtype).backward(gradient=g)
+    assert same_bits(t.value, y) == 0 and same_bits(t.grads["x"], grad) == 0
+
+
+def test_the_hessian_still_differentiates_the_formula():
+    # dual numbers take the plain formula: sigmoid'' = s (1 - s) (1 - 2 s)
+    s = 1 / (1 + math.exp(-0.5))
+    h = ddx.trace("sigmoid(x)", x=0.5).backward().hessian()["hessian"]["x"]["x"]
+    assert float(h) == pytest.approx(s * (1 - s) * (1 - 2 * s), rel=1e-14)
+    h = ddx.trace("silu(x)", x=0.5).backward().hessian()["hessian"]["x"]["x"]
+    assert float(h) == pytest.approx(s * (1 - s) * (2 + 0.5 * (1 - 2 * s)), rel=1e-12)
+
+
+def test_pfma_rounds_once():
+    # 1 + 2^-30, squared: the 2^-60 term is lost in a*b + c rounded twice, kept by one rounding
+    a = 1 + 2.0 ** -30
+    assert act_loop.pfma(a, a, -1.0) == 2.0 ** -29 + 2.0 ** -60
+    assert a * a - 1.0 == 2.0 ** -29
