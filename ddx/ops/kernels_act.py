@@ -14,7 +14,9 @@ import math
 import numpy as np
 
 from . import kernels as formulas
+from . import onednn
 from .act_loop import (
+    F32,
     GRAIN,
     elementwise,
     exact_dtype,
@@ -280,3 +282,62 @@ def gelu_tanh_vjp(g, out, a):
         return dy * (0.5 * (1 + t) + 0.5 * x * pfma(-t, t, 1.0) * inner_derivative)
 
     return elementwise(rule(vtanh), rule(lambda v: libm("tanhf", v)), (g, a), dt, py=py)
+
+
+SQRT1_2 = 0.70710678118654752440  # M_SQRT1_2
+GELU_PDF = 1.12837916709551257390 * 0.70710678118654752440 * 0.5  # M_2_SQRTPI * M_SQRT1_2 / 2
+
+
+def gelu(a):
+    """GELU, approximate='none'. float32 with more than one element: oneDNN's kernel (ops/
+    onednn.py), as ATen hands it over; one element: ATen's scalar lambda, x * 0.5 * (1 +
+    erf(x / sqrt 2)) with the C library's erff. float64: that formula with the C library's erf
+    (ATen's vector bodies use Sleef's erf, which differs from it in the last bit for about one
+    value in 50: not ported)."""
+    dt = exact_dtype(a)
+    if dt is None:
+        return formulas.gelu(a)
+    if dt == F32 and np.size(a) > 1:
+        return onednn.gelu(np.ravel(a)).reshape(np.shape(a))
+    if type(a) is np.float64:
+        x = float(a)
+        return np.float64(x * 0.5 * (1 + math.erf(x * SQRT1_2)))
+    x = np.asarray(a)
+    half, one, alpha = dt.type(0.5), dt.type(1), dt.type(SQRT1_2)
+    with np.errstate(all="ignore"):
+        out = x * half * (one + _erf(x * alpha))
+    return out if type(a) is np.ndarray else out[()]
+
+
+def _erf(x):
+    """The C library's erf in x's dtype."""
+    if x.dtype == F32:
+        return libm("erff", x.ravel()).reshape(x.shape)
+    return formulas.erf(x)
+
+
+def gelu_vjp(g, out, a):
+    """GeluBackward0, approximate='none': oneDNN's derivative times the gradient (float32,
+    more than one element), else ATen's dy * (cdf + x * pdf), cdf = 0.5 * (1 + erf(x / sqrt 2)),
+    pdf = exp(-x^2 / 2) / sqrt(2 pi) (the vector lambda fuses x * pdf + cdf)."""
+    dt = exact_dtype(g, a)
+    if dt is None:
+        return formulas.gelu_vjp(g, out, a)
+    if dt == F32 and np.size(a) > 1:
+        shape = np.broadcast_shapes(np.shape(g), np.shape(a))
+        return g * onednn.gelu_derivative(np.broadcast_to(a, shape).ravel()).reshape(shape)
+    half, one, alpha, beta = (dt.type(v) for v in (0.5, 1, SQRT1_2, GELU_PDF))
+
+    def rule(exp, fused):
+        def on(dy, x):
+            cdf = half * (one + _erf(x * alpha))
+            pdf = beta * exp(x * x * dt.type(-0.5))
+            return dy * (fma(x, pdf, cdf) if fused else cdf + x * pdf)
+        return on
+
+    def py(dy, x):
+        cdf = 0.5 * (1 + math.erf(x * SQRT1_2))
+        return dy * (cdf + x * (GELU_PDF * pexp(x * x * -0.5)))
+
+    return elementwise(rule(vexp, True), rule(lambda v: libm("expf", v), False), (g, a), dt,
+                       py=py)
