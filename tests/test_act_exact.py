@@ -204,3 +204,31 @@ def test_pfma_rounds_once():
     a = 1 + 2.0 ** -30
     assert act_loop.pfma(a, a, -1.0) == 2.0 ** -29 + 2.0 ** -60
     assert a * a - 1.0 == 2.0 ** -29
+
+
+def test_nn_activation_modules_print_and_compute_as_pytorchs():
+    # the REPL's float32: nn.SiLU, nn.GELU(approximate=...), nn.Softplus(beta, threshold), ...
+    # print as PyTorch's modules do, and their outputs and gradients print PyTorch's digits
+    import subprocess
+    import sys
+
+    from conftest import session_run
+
+    torch_or_skip()
+    source = """import torch
+from torch import nn
+x = torch.linspace(-4, 4, 37, requires_grad=True)
+for m in [nn.SiLU(), nn.Mish(), nn.Softplus(), nn.Softplus(beta=2, threshold=3.0), nn.ELU(),
+          nn.ELU(alpha=2), nn.SELU(), nn.CELU(0.5), nn.LogSigmoid(), nn.GELU(),
+          nn.GELU(approximate='tanh'), nn.Sigmoid()]:
+    print(m)
+    y = m(x)
+    y.sum().backward()
+    print(y.tolist())
+    print(x.grad.tolist())
+    x.grad = None
+"""
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert session_run(source) == done.stdout.splitlines()
