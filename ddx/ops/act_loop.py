@@ -123,6 +123,10 @@ def pfma(a: float, b: float, c: float) -> float:
     p = a * b
     if not math.isfinite(p) or not math.isfinite(c):
         return p + c
+    if p != 0 and abs(p) < 2.0 ** -960:  # (the product's error would underflow: exactly)
+        from fractions import Fraction
+
+        return float(Fraction(a) * Fraction(b) + Fraction(c))
     t = 134217729.0 * a
     ah = t - (t - a)
     t = 134217729.0 * b

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import kernels as formulas
-from . import onednn
+from . import onednn, sleef64
 from .act_loop import (
     F32,
     GRAIN,
@@ -290,30 +290,27 @@ GELU_PDF = 1.12837916709551257390 * 0.70710678118654752440 * 0.5  # M_2_SQRTPI *
 
 def gelu(a):
     """GELU, approximate='none'. float32 with more than one element: oneDNN's kernel (ops/
-    onednn.py), as ATen hands it over; one element: ATen's scalar lambda, x * 0.5 * (1 +
-    erf(x / sqrt 2)) with the C library's erff. float64: that formula with the C library's erf
-    (ATen's vector bodies use Sleef's erf, which differs from it in the last bit for about one
-    value in 50: not ported)."""
+    onednn.py), as ATen hands it over; else ATen's x * 0.5 * (1 + erf(x / sqrt 2)), erf being
+    Sleef's in the vector bodies and the C library's in the tails."""
     dt = exact_dtype(a)
     if dt is None:
         return formulas.gelu(a)
     if dt == F32 and np.size(a) > 1:
         return onednn.gelu(np.ravel(a)).reshape(np.shape(a))
-    if type(a) is np.float64:
-        x = float(a)
-        return np.float64(x * 0.5 * (1 + math.erf(x * SQRT1_2)))
-    x = np.asarray(a)
     half, one, alpha = dt.type(0.5), dt.type(1), dt.type(SQRT1_2)
-    with np.errstate(all="ignore"):
-        out = x * half * (one + _erf(x * alpha))
-    return out if type(a) is np.ndarray else out[()]
+
+    def rule(erf):
+        def on(x):
+            return x * half * (one + erf(x * alpha))
+        return on
+
+    return elementwise(rule(sleef64.erfd), rule(_erf), (a,), dt, _gelu_grain(np.size(a)),
+                       py=lambda x: x * 0.5 * (1 + math.erf(x * SQRT1_2)))
 
 
 def _erf(x):
-    """The C library's erf in x's dtype."""
-    if x.dtype == F32:
-        return libm("erff", x.ravel()).reshape(x.shape)
-    return formulas.erf(x)
+    """The C library's erf in x's dtype, over a few values."""
+    return libm("erff", x)
 
 
 def gelu_vjp(g, out, a):
@@ -328,9 +325,9 @@ def gelu_vjp(g, out, a):
         return g * onednn.gelu_derivative(np.broadcast_to(a, shape).ravel()).reshape(shape)
     half, one, alpha, beta = (dt.type(v) for v in (0.5, 1, SQRT1_2, GELU_PDF))
 
-    def rule(exp, fused):
+    def rule(exp, erf, fused):
         def on(dy, x):
-            cdf = half * (one + _erf(x * alpha))
+            cdf = half * (one + erf(x * alpha))
             pdf = beta * exp(x * x * dt.type(-0.5))
             return dy * (fma(x, pdf, cdf) if fused else cdf + x * pdf)
         return on
@@ -339,5 +336,5 @@ def gelu_vjp(g, out, a):
         cdf = 0.5 * (1 + math.erf(x * SQRT1_2))
         return dy * (cdf + x * (GELU_PDF * pexp(x * x * -0.5)))
 
-    return elementwise(rule(vexp, True), rule(lambda v: libm("expf", v), False), (g, a), dt,
-                       py=py)
+    return elementwise(rule(vexp, sleef64.erfd, True), rule(lambda v: libm("expf", v), _erf, False),
+                       (g, a), dt, py=py)

@@ -50,11 +50,13 @@ def dd_rint(u):
 
 
 def fma_f64(a, b, c):
-    """float64 a*b + c rounded once: rng_math's emulation, and where its splitting overflows
-    (operands past 2**996: nan from finite numbers) the exact sum of fractions, rounded."""
+    """float64 a*b + c rounded once: rng_math's emulation, and where it cannot be (operands past
+    2**996, whose splitting overflows; products below 2**-960, whose error underflows) the
+    exact sum of fractions, rounded."""
     out = fma64(a, b, c)
     with np.errstate(all="ignore"):
-        bad = np.isnan(out) & ~np.isnan(np.asarray(a) * b + c)
+        p = np.asarray(a) * b
+        bad = np.isnan(out) & ~np.isnan(p + c) | (np.abs(p) < 2.0 ** -960) & (p != 0)
     if bad.any():
         from fractions import Fraction
 
