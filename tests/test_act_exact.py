@@ -98,10 +98,28 @@ def test_values_and_gradients_are_pytorchs(name, dtype):
 @pytest.mark.parametrize("name, dtype", [
     (name, dtype) for name in ("sigmoid", "mish", "gelu(approximate='tanh')")
     for dtype in (np.float32, np.float64)] + [("gelu", np.float32), ("gelu", np.float64)])
-def test_past_grain_size_the_threads_chunks_have_tails(name, dtype):
+def test_past_grain_size_the_threads_chunks_have_tails(name, dtype, monkeypatch):
     # past 32,768 elements (16,384 for gelu) ATen splits the loop between threads, and each
-    # thread's chunk ends in a scalar tail
+    # thread's chunk ends in a scalar tail (float64 that long takes numpy's functions unless
+    # asked: below)
+    monkeypatch.setattr(act_loop, "EXACT64_LIMIT", 10 ** 6)
     check(name, dtype, [40_000, 70_001], seed=7)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_long_float64_takes_numpys_functions_within_an_ulp_or_two(name):
+    # past EXACT64_LIMIT elements float64 keeps ATen's formulas but not Sleef's last bits
+    torch = torch_or_skip()
+    n = act_loop.EXACT64_LIMIT + 1000
+    x = np.random.default_rng(13).standard_normal(n) * 3
+    g = np.random.default_rng(14).standard_normal(n)
+    y, grad = torch_value_and_grad(torch, CASES[name][2], x, g)
+    ours_fn, ours_vjp, _ = CASES[name]
+    out = ours_fn(x)
+    ulp = 2.0 ** -52  # (errors measured against the size of what cancels: at most 2.7 ulps)
+    assert np.all(np.abs(out - y) <= 4 * ulp * (np.abs(y) + np.abs(x)))
+    scale = np.abs(grad) + np.abs(g) * (1 + np.abs(x))
+    assert np.all(np.abs(ours_vjp(g, out, x) - grad) <= 4 * ulp * scale)
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import kernels as formulas
-from . import onednn, sleef64
+from . import onednn
 from .act_loop import (
     F32,
     GRAIN,
@@ -27,6 +27,7 @@ from .act_loop import (
     pfma,
     plog1p,
     threads,
+    verf,
     vexp,
     vexpm1,
     vlog1p,
@@ -304,7 +305,7 @@ def gelu(a):
             return x * half * (one + erf(x * alpha))
         return on
 
-    return elementwise(rule(sleef64.erfd), rule(_erf), (a,), dt, _gelu_grain(np.size(a)),
+    return elementwise(rule(verf), rule(_erf), (a,), dt, _gelu_grain(np.size(a)),
                        py=lambda x: x * 0.5 * (1 + math.erf(x * SQRT1_2)))
 
 
@@ -336,5 +337,5 @@ def gelu_vjp(g, out, a):
         cdf = 0.5 * (1 + math.erf(x * SQRT1_2))
         return dy * (cdf + x * (GELU_PDF * pexp(x * x * -0.5)))
 
-    return elementwise(rule(vexp, sleef64.erfd, True), rule(lambda v: libm("expf", v), _erf, False),
+    return elementwise(rule(vexp, verf, True), rule(lambda v: libm("expf", v), _erf, False),
                        (g, a), dt, py=py)
