@@ -235,3 +235,33 @@ for m in [nn.SiLU(), nn.Mish(), nn.Softplus(), nn.Softplus(beta=2, threshold=3.0
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert session_run(source) == done.stdout.splitlines()
+
+
+def test_floating_point_events_are_the_results_not_the_kernels():
+    # ddx reports where a nan or an inf arises by numpy's floating-point events: the kernels'
+    # inner infinities (exp(1e30) inside softplus's gradient, Sleef's range reduction) raise
+    # none; a result that is nan from a number, or inf from a finite one, raises one, as the
+    # plain formula's did (gelu's tanh gradient at 1e30 is 0 * inf, in PyTorch too)
+    def raises(fn, *args) -> bool:
+        try:
+            with np.errstate(all="raise"):
+                fn(*args)
+        except FloatingPointError:
+            return True
+        return False
+
+    def made(r, v) -> bool:
+        return bool(np.any(np.isnan(r)) or np.isfinite(v) and np.any(np.isinf(r)))
+
+    for dt in (np.float32, np.float64):
+        for n in (1, 40):
+            for v in (1e30, -1e30, 50.0, -50.0, 0.0, -np.inf):
+                x = np.full(n, v, dt) if n > 1 else dt(v)
+                for name, (fn, vjp, _) in CASES.items():
+                    with np.errstate(all="ignore"):
+                        out = fn(x)
+                        grad = vjp(np.ones_like(x), out, x)
+                    assert raises(fn, x) == made(out, v), (name, dt, n, v)
+                    assert raises(vjp, np.ones_like(x), out, x) == made(grad, v), (name, dt, n, v)
+    assert raises(kernels_act.silu, np.float64(-np.inf))  # (-inf / inf)
+    assert not raises(kernels_act.softplus_vjp, np.float64(1), np.float64(1e300), np.float64(1e300))

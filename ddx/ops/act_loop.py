@@ -65,20 +65,49 @@ def elementwise(vector, scalar, args, dt, grain: int = GRAIN, py=None):
     scalar lambda on Python floats (C doubles), serves float64 numpy scalars: the one-liner's
     hot path."""
     if py is not None and all(type(v) is np.float64 for v in args):
-        return np.float64(py(*(float(v) for v in args)))
+        try:
+            out = py(*(float(v) for v in args))
+        except (ArithmeticError, ValueError):  # (1/0, fsum's overflow: numpy's rules instead)
+            out = None
+        if out is not None:
+            if not math.isfinite(out):
+                events(out, args)
+            return np.float64(out)
     shape = np.broadcast_shapes(*(np.shape(a) for a in args))
     flat = [np.broadcast_to(a, shape).ravel() for a in args]
     n = flat[0].size
     ends = tails(n, _LANES[dt], grain)
-    if ends and ends[0] == (0, n):
-        out = scalar(*flat)
-    else:
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        if ends and ends[0] == (0, n):
+            out = scalar(*flat)
+        else:
             out = np.array(vector(*flat), dt)
-        for b, e in ends:
-            out[b:e] = scalar(*(f[b:e] for f in flat))
+            for b, e in ends:
+                out[b:e] = scalar(*(f[b:e] for f in flat))
+    events(out, flat)
     out = out.reshape(shape)
     return out if type(args[0]) is np.ndarray else out[()]
+
+
+_INF, _BIG = np.array(np.inf), np.array(1e308)
+
+
+def events(out, args) -> None:
+    """numpy's floating-point events for a result, as the plain formulas raised them: invalid
+    where a nan arises, overflow where an inf arises from finite inputs. (The kernels' inner
+    steps run with events off: their intermediate infinities are no user's concern.)"""
+    out = np.asarray(out)
+    if np.isfinite(out).all():
+        return
+    nan_in = inf_in = False
+    for a in args:
+        a = np.asarray(a)
+        nan_in = nan_in | np.isnan(a)
+        inf_in = inf_in | ~np.isfinite(a)
+    if np.any(np.isnan(out) & ~nan_in):
+        np.subtract(_INF, _INF)
+    if np.any(np.isinf(out) & ~inf_in):
+        np.multiply(_BIG, _BIG)
 
 
 # --- the C library's functions over a few values (the scalar lambdas) -------------------------

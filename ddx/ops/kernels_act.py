@@ -19,6 +19,7 @@ from .act_loop import (
     F32,
     GRAIN,
     elementwise,
+    events,
     exact_dtype,
     fma,
     libm,
@@ -213,7 +214,9 @@ def logsigmoid(a):
     if dt is None:
         return formulas.logsigmoid(a)
     with np.errstate(all="ignore"):
-        return np.minimum(a, dt.type(0)) - vlog1p(vexp(-np.abs(a)))
+        out = np.minimum(a, dt.type(0)) - vlog1p(vexp(-np.abs(a)))
+    events(out, (a,))
+    return out
 
 
 def logsigmoid_vjp(g, out, a):
@@ -226,7 +229,9 @@ def logsigmoid_vjp(g, out, a):
     with np.errstate(all="ignore"):
         b = vexp(-np.abs(a))
         q = b / (one + b)
-        return np.where(a < 0, (one - q) * g, q * g)
+        out = np.where(a < 0, (one - q) * g, q * g)
+    events(out, (g, a))
+    return out
 
 
 GELU_BETA = 1.41421356237309504880 * 1.12837916709551257390 * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5
@@ -297,7 +302,9 @@ def gelu(a):
     if dt is None:
         return formulas.gelu(a)
     if dt == F32 and np.size(a) > 1:
-        return onednn.gelu(np.ravel(a)).reshape(np.shape(a))
+        out = onednn.gelu(np.ravel(a)).reshape(np.shape(a))
+        events(out, (a,))
+        return out
     half, one, alpha = dt.type(0.5), dt.type(1), dt.type(SQRT1_2)
 
     def rule(erf):
@@ -323,7 +330,10 @@ def gelu_vjp(g, out, a):
         return formulas.gelu_vjp(g, out, a)
     if dt == F32 and np.size(a) > 1:
         shape = np.broadcast_shapes(np.shape(g), np.shape(a))
-        return g * onednn.gelu_derivative(np.broadcast_to(a, shape).ravel()).reshape(shape)
+        with np.errstate(all="ignore"):
+            out = g * onednn.gelu_derivative(np.broadcast_to(a, shape).ravel()).reshape(shape)
+        events(out, (g, a))
+        return out
     half, one, alpha, beta = (dt.type(v) for v in (0.5, 1, SQRT1_2, GELU_PDF))
 
     def rule(exp, erf, fused):
