@@ -265,3 +265,32 @@ def test_floating_point_events_are_the_results_not_the_kernels():
                     assert raises(vjp, np.ones_like(x), out, x) == made(grad, v), (name, dt, n, v)
     assert raises(kernels_act.silu, np.float64(-np.inf))  # (-inf / inf)
     assert not raises(kernels_act.softplus_vjp, np.float64(1), np.float64(1e300), np.float64(1e300))
+
+
+def test_on_avx2_the_vector_steps_and_onednns_gelu_are_avx2s():
+    # ATEN_CPU_CAPABILITY=avx2 and ONEDNN_MAX_CPU_ISA=AVX2 make torch run what an AVX2 machine
+    # runs (16 float32 or 8 float64 a step; oneDNN's gelu by Abramowitz and Stegun's erf);
+    # ddx reads the same variables
+    import os
+    import subprocess
+    import sys
+
+    torch_or_skip()
+    script = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import test_act_exact as T
+from ddx.ops import act_loop, onednn
+import torch
+assert torch.backends.cpu.get_cpu_capability() == "AVX2"
+assert not act_loop.avx512() and not onednn.avx512_core()
+for name in T.CASES:
+    for dt in (np.float32, np.float64):
+        T.check(name, dt, [1000, 8, 9, 16, 17, 33])
+print("ok")
+"""
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    done = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-3000:]

@@ -1,9 +1,10 @@
 """ATen's elementwise CPU loop (cpu_kernel_vec, aten/src/ATen/native/cpu/Loops.h) as the
 activation kernels of ops/kernels_act.py see it: the vector lambda over 2 * Vectorized<T>::size()
 elements at a time, the scalar lambda over the rest of each thread's chunk. Measured on torch
-2.13 with AVX512: these kernels run their AVX512 build (32 float32 or 16 float64 at a time: a
-16-element float32 tensor is all scalar). The vector lambdas call Sleef (ops/sleef.py), the
-scalar ones the C library (here: ctypes for float32, Python's math module for float64)."""
+2.13: these kernels run their AVX512 build where the CPU has it (32 float32 or 16 float64 at a
+time: a 16-element float32 tensor is all scalar), else AVX2's (16 or 8). The vector lambdas
+call Sleef (ops/sleef.py), the scalar ones the C library (here: ctypes for float32, Python's
+math module for float64)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .rng_math import fma32
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 GRAIN = 32768  # at::internal::GRAIN_SIZE: below it TensorIterator runs on one thread
-_LANES = {F32: 32, F64: 16}
+_CAPABILITY: list = []
 _THREADS: list = []
 
 
@@ -33,6 +34,35 @@ def exact_dtype(*args):
             return None
         dt = d
     return dt
+
+
+_FLAGS: list = []
+
+
+def cpu_flags() -> set:
+    """The CPU's feature flags (/proc/cpuinfo; empty where there is none)."""
+    if not _FLAGS:
+        flags: set = set()
+        try:
+            with open("/proc/cpuinfo") as info:
+                for line in info:
+                    if line.startswith("flags"):
+                        flags = set(line.split(":", 1)[1].split())
+                        break
+        except OSError:
+            pass
+        _FLAGS.append(flags)
+    return _FLAGS[0]
+
+
+def avx512() -> bool:
+    """Whether PyTorch runs its AVX512 kernels here: ATEN_CPU_CAPABILITY when set, else the
+    CPU's flags as torch's cpuinfo test reads them (avx512vl, bw, dq and fma); AVX2 otherwise."""
+    if not _CAPABILITY:
+        asked = os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower()
+        _CAPABILITY.append(asked == "avx512" if asked else
+                           {"avx512vl", "avx512bw", "avx512dq", "fma"} <= cpu_flags())
+    return _CAPABILITY[0]
 
 
 def threads() -> int:
@@ -76,7 +106,7 @@ def elementwise(vector, scalar, args, dt, grain: int = GRAIN, py=None):
     shape = np.broadcast_shapes(*(np.shape(a) for a in args))
     flat = [np.broadcast_to(a, shape).ravel() for a in args]
     n = flat[0].size
-    ends = tails(n, _LANES[dt], grain)
+    ends = tails(n, (32 if dt == F32 else 16) if avx512() else (16 if dt == F32 else 8), grain)
     with np.errstate(all="ignore"):
         if ends and ends[0] == (0, n):
             out = scalar(*flat)
@@ -192,7 +222,7 @@ def vexpm1(x):
 def vlog1p(x):
     if x.dtype == F32:
         return sleef.log1pf(x)
-    return sleef64.log1pd(x) if _sleef64(x) else np.log1p(x)
+    return sleef64.log1pd(x, avx512()) if _sleef64(x) else np.log1p(x)
 
 
 def vtanh(x):

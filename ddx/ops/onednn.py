@@ -8,8 +8,11 @@ path (the tail of a row is masked, not scalar). float32 in, float32 out."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
+from .act_loop import cpu_flags
 from .rng_math import fma32
 
 F32, I32 = np.float32, np.int32
@@ -51,7 +54,26 @@ _RBOUND = _f(0x40B15CEE)  # past it, erf is 1: polynomial 23
 _ONE, _HALF = F32(1.0), F32(0.5)
 
 
+_AVX512: list = []
+
+
+def avx512_core() -> bool:
+    """Whether oneDNN's kernels are its AVX512 ones: the CPU's avx512f/bw/vl/dq, unless
+    ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA) caps it below."""
+    if not _AVX512:
+        cap = (os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA") or "")
+        below = cap.strip().upper() in ("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2")
+        _AVX512.append(not below and {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags())
+    return _AVX512[0]
+
+
 def gelu(s: np.ndarray) -> np.ndarray:
+    """oneDNN's gelu_erf forward: the minimax kernel on AVX512 cores, else Abramowitz and
+    Stegun's erf."""
+    return minimax_gelu(s) if avx512_core() else stegun_gelu(s)
+
+
+def minimax_gelu(s: np.ndarray) -> np.ndarray:
     """gelu_erf_minimax_approx_compute_vector_fwd: 0.5 * s * (1 + sign(s) * P_i(|s|))."""
     s = np.asarray(s, F32)
     with np.errstate(all="ignore"):
@@ -90,6 +112,26 @@ _AS_P, _AS_SQRT1_2, _AS_1_SQRTPI = _f(0x3EA7BA05), _f(0x3F3504F3), _f(0x3F106EBA
 _AS = [_f(v) for v in (0x3F87DC22, 0xBFBA00E3, 0x3FB5F0E3, 0xBE91A98E, 0x3E827906)]  # p5..p1
 
 
+def _stegun_erf(r, q):
+    """sign(r) (1 - p(w) w q), w = 1 / (1 + p |r|), q = exp(-r^2): oneDNN's erf."""
+    w = _ONE / fma32(_AS_P, np.abs(r), _ONE)
+    pol = np.full_like(w, _AS[0])
+    for c in _AS[1:]:
+        pol = fma32(pol, w, c)
+    erf = fma32(-q * w, pol, _ONE)
+    return np.where(np.signbit(r), -erf, erf)
+
+
+def stegun_gelu(s: np.ndarray) -> np.ndarray:
+    """gelu_erf_compute_vector_fwd below AVX512: S + S erf(s / sqrt 2), S = s / 2, fused."""
+    s = np.asarray(s, F32)
+    with np.errstate(all="ignore"):
+        r = s * _AS_SQRT1_2
+        erf = _stegun_erf(r, exp(-(r * r)))
+        half_s = s * _HALF
+        return fma32(erf, half_s, half_s)
+
+
 def gelu_derivative(s: np.ndarray) -> np.ndarray:
     """gelu_erf_compute_vector_bwd: 0.5 + R exp(-R^2) / sqrt(pi) + 0.5 erf(R), R = s / sqrt(2);
     the gradient is the output's gradient times this."""
@@ -98,10 +140,4 @@ def gelu_derivative(s: np.ndarray) -> np.ndarray:
         r = s * _AS_SQRT1_2
         q = exp(-(r * r))
         t = (r * _AS_1_SQRTPI) * q
-        w = _ONE / fma32(_AS_P, np.abs(r), _ONE)
-        pol = np.full_like(w, _AS[0])
-        for c in _AS[1:]:
-            pol = fma32(pol, w, c)
-        erf = fma32(-q * w, pol, _ONE)
-        erf = np.where(np.signbit(r), -erf, erf)
-        return fma32(erf, _HALF, t + _HALF)
+        return fma32(_stegun_erf(r, q), _HALF, t + _HALF)

@@ -155,14 +155,22 @@ def _getexp(v):
     return np.where(np.isnan(v), np.nan, e)
 
 
-def log1pd(d: np.ndarray) -> np.ndarray:
-    """Sleef_log1pd8_u10 (xlog1p, the AVX512F branch: vgetexp)."""
+def log1pd(d: np.ndarray, avx512: bool = True) -> np.ndarray:
+    """Sleef_log1pd8_u10 (xlog1p; with AVX512F its exponent by vgetexp, else Sleef_log1pd4_u10's
+    by the bits, tiny arguments scaled by 2**64 first)."""
     d = np.asarray(d, F64)
     with np.errstate(all="ignore"):
         dp1 = d + 1.0
-        e = _getexp(dp1 * (1.0 / 0.75))
-        e = np.where(np.isposinf(e), 1024.0, e)
-        t = _ldexp3(np.ones_like(d), -_rint_int(np.where(np.isfinite(e), e, 0.0)))
+        if avx512:
+            e = _getexp(dp1 * (1.0 / 0.75))
+            e = np.where(np.isposinf(e), 1024.0, e)
+            t = _ldexp3(np.ones_like(d), -_rint_int(np.where(np.isfinite(e), e, 0.0)))
+        else:
+            o = dp1 < np.finfo(F64).tiny
+            dp1 = np.where(o, dp1 * 2.0 ** 64, dp1)
+            q = ((dp1 * (1.0 / 0.75)).view(I64) >> 52 & 0x7FF) - 0x3FF
+            t = _ldexp3(np.ones_like(d), -q)
+            e = np.where(o, q - 64, q).astype(F64)
         m = fma64(d, t, t - 1.0)
         s = dd_mul_df_f(_LN2_DD, e)
         x = dd_div_df((m, np.zeros_like(m)), dd_add_f_f(F64(2.0), m))
