@@ -13,12 +13,17 @@ import os
 
 import numpy as np
 
-from . import sleef, sleef64
-from .rng_math import fma32
-
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 GRAIN = 32768  # at::internal::GRAIN_SIZE: below it TensorIterator runs on one thread
 _CAPABILITY: list = []
+
+
+def ports():
+    """(ops/sleef.py, ops/sleef64.py), imported at the first array: a one-liner of numbers
+    never loads them."""
+    from . import sleef, sleef64
+
+    return sleef, sleef64
 _THREADS: list = []
 
 
@@ -148,7 +153,7 @@ def libm(name: str, x: np.ndarray) -> np.ndarray:
     """``name`` (expf, expm1f, log1pf, tanhf, erff) as the C library computes it, in x's dtype:
     float32's ``expf``..., float64's ``exp``... (Python's math module calls the same)."""
     if x.dtype == F32:
-        return sleef.libm32(name, x)
+        return ports()[0].libm32(name, x)
     fn = {"expf": pexp, "expm1f": pexpm1, "log1pf": plog1p, "tanhf": math.tanh,
           "erff": math.erf}[name]
     return np.array([fn(v) for v in x.tolist()], F64)
@@ -208,24 +213,28 @@ def _sleef64(x) -> bool:
 
 
 def vexp(x):
+    sleef, sleef64 = ports()
     if x.dtype == F32:
         return sleef.expf(x)
     return sleef64.expd(x) if _sleef64(x) else np.exp(x)
 
 
 def vexpm1(x):
+    sleef, sleef64 = ports()
     if x.dtype == F32:
         return sleef.expm1f(x)
     return sleef64.expm1d(x) if _sleef64(x) else np.expm1(x)
 
 
 def vlog1p(x):
+    sleef, sleef64 = ports()
     if x.dtype == F32:
         return sleef.log1pf(x)
     return sleef64.log1pd(x, avx512()) if _sleef64(x) else np.log1p(x)
 
 
 def vtanh(x):
+    sleef, sleef64 = ports()
     if x.dtype == F32:
         return sleef.tanhf(x)
     return sleef64.tanhd(x) if _sleef64(x) else np.tanh(x)
@@ -234,7 +243,7 @@ def vtanh(x):
 def verf(x):
     """float64 only: Sleef's erf (ATen's Vectorized<double>::erf), or past the limit libm's."""
     if _sleef64(x):
-        return sleef64.erfd(x)
+        return ports()[1].erfd(x)
     from .kernels_erf import erf
 
     return erf(x)
@@ -242,7 +251,9 @@ def verf(x):
 
 def fma(a, b, c):
     """a*b + c rounded once, in a's dtype (where GCC contracts)."""
-    return fma32(a, b, c) if a.dtype == F32 else sleef.fma_f64(a, b, c)
+    from .rng_math import fma32
+
+    return fma32(a, b, c) if a.dtype == F32 else ports()[0].fma_f64(a, b, c)
 
 
 def _const(dt, value: float):

@@ -14,7 +14,6 @@ import math
 import numpy as np
 
 from . import kernels as formulas
-from . import onednn
 from .act_loop import (
     F32,
     GRAIN,
@@ -299,6 +298,8 @@ def gelu(a):
     if dt is None:
         return formulas.gelu(a)
     if dt == F32 and np.size(a) > 1:
+        from . import onednn
+
         out = onednn.gelu(np.ravel(a)).reshape(np.shape(a))
         events(out, (a,))
         return out
@@ -326,6 +327,8 @@ def gelu_vjp(g, out, a):
     if dt is None:
         return formulas.gelu_vjp(g, out, a)
     if dt == F32 and np.size(a) > 1:
+        from . import onednn
+
         shape = np.broadcast_shapes(np.shape(g), np.shape(a))
         with np.errstate(all="ignore"):
             out = g * onednn.gelu_derivative(np.broadcast_to(a, shape).ravel()).reshape(shape)

@@ -11,9 +11,6 @@ Everything here is float32 in, float32 out; callers check the dtype."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-
 import numpy as np
 
 from .rng_math import fma32, fma64
@@ -270,6 +267,9 @@ _LIBM: list = []
 
 def _libm():
     if not _LIBM:
+        import ctypes  # (here, not at start-up: a one-liner's float64 never needs them)
+        import ctypes.util
+
         lib = None
         name = ctypes.util.find_library("m")
         try:
