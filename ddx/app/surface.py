@@ -29,6 +29,7 @@ from . import (
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,
     pynn,  # (registers torch.nn)
+    pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyprint,  # (registers torch.set_printoptions)
     pysaved,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels_act import gelu_tanh, gelu_tanh_vjp
 from .table import op
 
 op("add_scaled", "AddBackward0", lambda a, b, *, alpha: a + alpha * b,
@@ -34,23 +35,6 @@ op("remainder_scalar", "RemainderBackward0", lambda a, *, other: np.remainder(a,
    kink=(lambda a, *, other: np.mod(a / other, 1) == 0,
          "remainder jumps where x/y is an integer: PyTorch takes the slope 1"),
    domain=(0.25, 1.75), example=("remainder(x, 2)", {}))
-
-GELU_BETA = float(np.sqrt(2.0 / np.pi))
-GELU_KAPPA = 0.044715
-
-
-def gelu_tanh(a):
-    return 0.5 * a * (1 + np.tanh(GELU_BETA * (a + GELU_KAPPA * a * a * a)))
-
-
-def gelu_tanh_vjp(g, out, a):
-    """PyTorch's GeluBackward0 for approximate='tanh', term for term."""
-    inner = GELU_BETA * (a + GELU_KAPPA * a * a * a)
-    t = np.tanh(inner)
-    right = 1 + t
-    right_derivative = (1 - t * t) * GELU_BETA * (1 + 3 * GELU_KAPPA * a * a)
-    return g * (0.5 * right + 0.5 * a * right_derivative)
-
 
 op("gelu_tanh", "GeluBackward0", gelu_tanh, gelu_tanh_vjp, reads="i", shown="gelu",
    symbol="gelu",
