@@ -21,7 +21,6 @@ from .kernels import (
     elu,
     elu_vjp,
     emit_tensors_only,
-    erf,
     erfc,
     floor_div,
     gelu,
@@ -49,6 +48,26 @@ from .kernels import (
     stack,
 )
 from .kernels_pow import pow_scalar, pow_scalar_into, pow_scalar_vjp, rpow_vjp, square_vjp_into
+from .kernels_unary import (
+    acosh_vjp,
+    arccosh,
+    arcsinh,
+    arctanh,
+    asinh_vjp,
+    atanh_vjp,
+    cosh,
+    erf_value,
+    erf_vjp,
+    log1p,
+    reciprocal_vjp,
+    rsqrt_vjp,
+    sinh,
+    softsign,
+    softsign_vjp,
+    tanh_vjp,
+    tanhshrink,
+    tanhshrink_vjp,
+)
 from .table import OPS, Op, op
 
 LN2 = float(np.log(2.0))
@@ -85,7 +104,7 @@ op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g
 op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="",
    into=np.negative, call="unary", names=("negative",), text="-{0}", prec=3,
    emit={"torch": "(-{0})", "jax": "(-{0})"})
-op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o, reads="o",
+op("reciprocal", "ReciprocalBackward0", np.reciprocal, reciprocal_vjp, reads="o",
    call="unary", symbol="1/x", text="1/{0}", prec=2,
    hint="a division by zero: add an epsilon to the denominator",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.reciprocal({0})", "jax": "jnp.reciprocal({0})"})
@@ -134,7 +153,7 @@ op("log", "LogBackward0", vml.log, lambda g, o, a: g / a, reads="i", into=vml.lo
    names=("ln",),
    hint="log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.log({0})", "jax": "jnp.log({0})"})
-op("log1p", "Log1PBackward0", np.log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
+op("log1p", "Log1PBackward0", log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
    hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
    emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"},
    spaces=('torch', 'Tensor', 'special'))
@@ -159,11 +178,19 @@ op("acos", "AcosBackward0", vml.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a),
 op("atan", "AtanBackward0", vml.arctan, lambda g, o, a: g / (1 + a * a), reads="i",
    into=vml.arctan, call="unary", names=("arctan",),
    emit={"torch": "torch.atan({0})", "jax": "jnp.arctan({0})"})
-op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a), reads="i", call="unary",
+op("asinh", "AsinhBackward0", arcsinh, asinh_vjp, reads="i", call="unary", names=("arcsinh",),
+   emit={"torch": "torch.asinh({0})", "jax": "jnp.arcsinh({0})"})
+op("acosh", "AcoshBackward0", arccosh, acosh_vjp, reads="i", call="unary", names=("arccosh",),
+   hint="acosh(x) needs x >= 1, and its slope is infinite at 1", domain=(1.25, 3.0),
+   emit={"torch": "torch.acosh({0})", "jax": "jnp.arccosh({0})"})
+op("atanh", "AtanhBackward0", arctanh, atanh_vjp, reads="i", call="unary", names=("arctanh",),
+   hint="atanh(x) needs |x| < 1: it is infinite at 1 and -1", domain=_UNIT,
+   emit={"torch": "torch.atanh({0})", "jax": "jnp.arctanh({0})"})
+op("sinh", "SinhBackward0", sinh, lambda g, o, a: g * cosh(a), reads="i", call="unary",
    emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
-op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a), reads="i", call="unary",
+op("cosh", "CoshBackward0", cosh, lambda g, o, a: g * sinh(a), reads="i", call="unary",
    emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
-op("tanh", "TanhBackward0", vml.tanh, lambda g, o, a: g * (1 - o * o), reads="o", into=vml.tanh, call="unary",
+op("tanh", "TanhBackward0", vml.tanh, tanh_vjp, reads="o", into=vml.tanh, call="unary",
    emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("sigmoid", "SigmoidBackward0", sigmoid, lambda g, o, a: g * o * (1 - o), reads="o",
    call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"},
@@ -177,8 +204,7 @@ op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="una
          "jax": "jnp.where({0} * {beta!r} > {threshold!r}, {0}, "
                 "jax.nn.softplus({0} * {beta!r}) / {beta!r})"},
    example=("softplus(x, beta=2, threshold=3)", {}), spaces=('F',))
-op("erf", "ErfBackward0", erf,
-   lambda g, o, a: g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
+op("erf", "ErfBackward0", erf_value, erf_vjp, reads="i", call="unary",
    emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"},
    spaces=('torch', 'Tensor', 'special'))
 
@@ -189,7 +215,7 @@ op("erfc", "ErfcBackward0", erfc,
 op("exp2", "Exp2Backward0", np.exp2, lambda g, o, a: g * o * LN2, reads="o", call="unary",
    hint="exp2 overflows past 1024: rescale the input",
    emit={"torch": "torch.exp2({0})", "jax": "jnp.exp2({0})"}, spaces=('torch', 'Tensor', 'special'))
-op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), lambda g, o, a: -0.5 * g * o * o * o,
+op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), rsqrt_vjp,
    reads="o", call="unary", hint="rsqrt(x) needs x > 0: add a small epsilon",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.rsqrt({0})", "jax": "jax.lax.rsqrt({0})"})
 op("sinc", "SincBackward0", np.sinc, sinc_vjp, call="unary",
@@ -220,8 +246,7 @@ op("silu", "SiluBackward0", silu, silu_vjp, reads="i", call="unary", method=Fals
    emit={"torch": _F + "silu({0})", "jax": "jax.nn.silu({0})"}, spaces=('F',))
 op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=False,
    emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"}, spaces=('F',))
-op("softsign", "DivBackward0", lambda a: a / (np.abs(a) + 1),
-   lambda g, o, a: g / np.square(np.abs(a) + 1), reads="i", call="unary", method=False,
+op("softsign", "DivBackward0", softsign, softsign_vjp, reads="i", call="unary", method=False,
    emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"}, spaces=('F',))
 op("relu6", "HardtanhBackward0", lambda a: np.minimum(6, np.maximum(0, a)),
    lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
@@ -243,8 +268,8 @@ op("hardswish", "HardswishBackward0", lambda a: a * np.minimum(np.maximum(a + 3,
    hardswish_vjp, reads="i", call="unary", method=False, domain=(-2.5, 2.5),
    kink=(at(-3, 3), "PyTorch takes the slope 0 at -3 (the left one) and 1 at 3 (the right one)"),
    emit={"torch": _F + "hardswish({0})", "jax": "jax.nn.hard_swish({0})"}, spaces=('F',))
-op("tanhshrink", "SubBackward0", lambda a: a - np.tanh(a),
-   lambda g, o, a: g * np.square(np.tanh(a)), reads="i", call="unary", method=False,
+op("tanhshrink", "SubBackward0", tanhshrink, tanhshrink_vjp, reads="i", call="unary",
+   method=False,
    emit={"torch": _F + "tanhshrink({0})", "jax": "({0} - jnp.tanh({0}))"}, spaces=('F',))
 op("logsigmoid", "LogSigmoidBackward0", logsigmoid, logsigmoid_vjp, reads="i", call="unary",
    method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"},

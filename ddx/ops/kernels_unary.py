@@ -1,0 +1,206 @@
+"""Elementwise functions and their rules as PyTorch's CPU build computes them, to the last bit.
+
+ATen's backward formulas (tools/autograd/derivatives.yaml) are compositions of tensor ops,
+each rounded on its own, in the order written there: reciprocal's ``-grad * (result *
+result)``, rsqrt's ``-0.5 * grad * result.pow(3)`` (pow(3) is x*x*x), erf's ``2.0 /
+sqrt(M_PI) * exp(-(self.pow(2))) * grad``. The rules below keep those orders. tanh's is a
+dedicated kernel (tanh_backward) where the compiler fuses ``1 - y*y`` into one fused
+multiply-add. softsign and tanhshrink are torch.nn.functional composites, so their gradients
+are autograd's through ``x / (|x| + 1)`` and ``x - tanh(x)`` (the two paths' sum is the same
+in either order). asinh and acosh are std::asinh / std::acosh of the C library, element by
+element, in both dtypes; erf is MKL's vsErf in float32 (as vml.py's functions).
+
+Exact kernels take float32/float64 arrays and numpy or Python floats; anything else (dual
+numbers, symbolic values, object arrays) gets the plain formula, so every mode still runs."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from . import vml
+from .rng_math import fma32, fma64
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_SCALAR64 = (float, np.float64)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)  # (the C++ double 2.0 / sqrt(M_PI))
+
+
+def _float_array(x) -> bool:
+    return type(x) is np.ndarray and (x.dtype is _F32 or x.dtype is _F64)
+
+
+def one_minus_square(o):
+    """``1 - o*o`` rounded once (fma(-o, o, 1)), as ATen's compiled tanh_backward has it."""
+    kind = type(o)
+    if kind in _SCALAR64:
+        try:
+            n, d = float(o).as_integer_ratio()  # (d a power of two: the quotient is exact
+        except (OverflowError, ValueError):  # up to its one rounding, Python's int division)
+            return 1 - o * o
+        dd = d * d
+        r = (dd - n * n) / dd
+        return r if kind is float else np.float64(r)
+    if kind is np.float32:
+        return fma32(-o, o, 1.0)[()]
+    if kind is np.ndarray and o.dtype is _F32:
+        return fma32(-o, o, 1.0)
+    if kind is np.ndarray and o.dtype is _F64:
+        return fma64(-o, o, 1.0)
+    return 1 - o * o
+
+
+def tanh_vjp(g, o, a):
+    """TanhBackward0: tanh_backward(grad, result) = grad * (1 - result*result), fused."""
+    return g * one_minus_square(o)
+
+
+def reciprocal_vjp(g, o, a):
+    """ReciprocalBackward0: ``-grad * (result * result)``."""
+    return -g * (o * o)
+
+
+def rsqrt_vjp(g, o, a):
+    """RsqrtBackward0: ``-0.5 * grad * result.pow(3)``, pow(3) being (r*r)*r."""
+    return (-0.5 * g) * ((o * o) * o)
+
+
+def softsign(a):
+    """F.softsign: ``input / (input.abs() + 1)``."""
+    return a / (np.abs(a) + 1)
+
+
+def softsign_vjp(g, o, a):
+    """Autograd through softsign's three ops: DivBackward0 gives ``grad / d`` to x and
+    ``-grad * ((x / d) / d)`` to d = |x| + 1; AddBackward0 passes that on; AbsBackward0
+    multiplies it by sgn(x); x's two gradients are added."""
+    d = np.abs(a) + 1
+    return g / d + (-g * ((a / d) / d)) * np.sign(a)
+
+
+def tanhshrink(a):
+    """F.tanhshrink: ``input - input.tanh()``."""
+    return a - vml.tanh(a)
+
+
+def tanhshrink_vjp(g, o, a):
+    """SubBackward0 gives grad to x and -grad to tanh(x); TanhBackward0 takes that on."""
+    return g + tanh_vjp(-g, vml.tanh(a), a)
+
+
+def erf_vjp(g, o, a):
+    """ErfBackward0: ``2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad``."""
+    return (TWO_OVER_SQRT_PI * vml.exp(-(a * a))) * g
+
+
+def asinh_vjp(g, o, a):
+    """AsinhBackward0: ``grad * (self.pow(2) + 1).rsqrt()`` (rsqrt: 1 / sqrt)."""
+    return g * (1 / np.sqrt(a * a + 1))
+
+
+def acosh_vjp(g, o, a):
+    """AcoshBackward0 (real): ``grad * (self * self - 1).rsqrt()``."""
+    return g * (1 / np.sqrt(a * a - 1))
+
+
+def atanh_vjp(g, o, a):
+    """AtanhBackward0: ``grad * 1 / (1 - self.pow(2))``."""
+    return g / (1 - a * a)
+
+
+# --- values --------------------------------------------------------------------------------
+
+_LIBM: list = []
+
+
+def _libm_float(name: str):
+    """The C library's float function ``name`` (asinhf...), through ctypes; None if absent."""
+    if not _LIBM:
+        from ctypes import util
+
+        path = util.find_library("m")
+        try:
+            _LIBM.append(ctypes.CDLL(path) if path else None)
+        except OSError:
+            _LIBM.append(None)
+    lib = _LIBM[0]
+    fn = getattr(lib, name, None) if lib is not None else None
+    if fn is not None:
+        fn.restype, fn.argtypes = ctypes.c_float, (ctypes.c_float,)
+    return fn
+
+
+def _elementwise(ufunc: np.ufunc, double, single_name: str):
+    """``ufunc`` as the C library computes it one element at a time (ATen's cpu_kernel of
+    std::NAME): float64 by ``double`` (math's, which is the C library's), float32 by the
+    library's float function; other inputs by the ufunc."""
+    single: list = []
+
+    def call(x, out=None):
+        kind = type(x)
+        if kind is np.ndarray and x.dtype is _F64 or kind in _SCALAR64:
+            fn, dtype = double, _F64
+        elif kind is np.ndarray and x.dtype is _F32 or kind is np.float32:
+            if not single:
+                single.append(_libm_float(single_name))
+            fn, dtype = single[0], _F32
+            if fn is None:
+                return ufunc(x) if out is None else ufunc(x, out=out)
+        else:
+            return ufunc(x) if out is None else ufunc(x, out=out)
+        if kind is float:
+            return _safe(fn, x)
+        flat = np.asarray(x).ravel().tolist()
+        result = np.fromiter((_safe(fn, v) for v in flat), dtype, len(flat)).reshape(np.shape(x))
+        if out is not None:
+            out[...] = result
+            return out
+        return result if kind is np.ndarray else result[()]
+
+    call.__name__ = call.__qualname__ = ufunc.__name__
+    call.ufunc = ufunc  # (the op table finds the row of np.arcsinh by it)
+    return call
+
+
+def _safe(fn, v: float) -> float:
+    try:
+        return fn(v)
+    except ValueError:  # (math's domain error: the C library's nan)
+        return math.nan
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
+arcsinh = _elementwise(np.arcsinh, math.asinh, "asinhf")
+arccosh = _elementwise(np.arccosh, math.acosh, "acoshf")
+
+_ERF32: list = []
+_MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as ATen's vml.h
+_CHUNK = (1 << 31) - 1
+
+
+def erf_value(a):
+    """erf: float32 by MKL's vsErf (HA) as torch's CPU build (ATen's vml.h sends erf there),
+    else math.erf's values (ddx/ops/kernels_erf.py)."""
+    kind = type(a)
+    if (kind is np.ndarray and a.dtype is _F32 or kind is np.float32) and vml.library():
+        if not _ERF32:
+            fn = vml.library().vmsErf
+            fn.restype = None
+            fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
+            _ERF32.append(fn)
+        src = np.ascontiguousarray(a, _F32)
+        dst = np.empty(src.shape, _F32)
+        for at in range(0, src.size, _CHUNK):
+            _ERF32[0](min(_CHUNK, src.size - at), src.ctypes.data + 4 * at,
+                      dst.ctypes.data + 4 * at, _MODE)
+        return dst[()] if kind is np.float32 else dst
+    from .kernels import erf as on_arrays
+
+    return on_arrays(a)
+
+
+# (placeholders until the Sleef kernels: numpy's)
+sinh, cosh, log1p, arctanh = np.sinh, np.cosh, np.log1p, np.arctanh
