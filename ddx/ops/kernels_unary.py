@@ -32,17 +32,42 @@ def _float_array(x) -> bool:
     return type(x) is np.ndarray and (x.dtype is _F32 or x.dtype is _F64)
 
 
+_HALF_ULPS = (2.0 ** -54, 2.0 ** -55)  # half an ulp just below 1, and below 0.5
+
+
+def _one_minus_square64(o: float) -> float:
+    """fma(-o, o, 1) of a Python float. o*o = p + e exactly (Dekker's product); for
+    1/2 <= p <= 2, 1 - p is exact (Sterbenz), so one rounding is left; below, 1 - p = s + z
+    exactly (Fast2Sum) and s + (z - e) rounds as the fma unless it is a tie of s, which
+    |z - e| tells (then exactly, by integers)."""
+    p = o * o
+    t = o * 134217729.0  # 2**27 + 1
+    h = t - (t - o)
+    lo = o - h
+    e = ((h * h - p) + 2 * h * lo) + lo * lo
+    if 0.5 <= p <= 2.0:
+        return (1.0 - p) - e
+    if p < 0.5:
+        s = 1.0 - p
+        w = ((1.0 - s) - p) - e
+        if abs(w) not in _HALF_ULPS:
+            return s + w
+    try:
+        n, d = o.as_integer_ratio()  # (d a power of two: Python's int division rounds once)
+    except (OverflowError, ValueError):
+        return 1 - o * o
+    dd = d * d
+    try:
+        return (dd - n * n) / dd
+    except OverflowError:
+        return 1 - o * o
+
+
 def one_minus_square(o):
     """``1 - o*o`` rounded once (fma(-o, o, 1)), as ATen's compiled tanh_backward has it."""
     kind = type(o)
-    if kind in _SCALAR64:
-        try:
-            n, d = float(o).as_integer_ratio()  # (d a power of two: the quotient is exact
-        except (OverflowError, ValueError):  # up to its one rounding, Python's int division)
-            return 1 - o * o
-        dd = d * d
-        r = (dd - n * n) / dd
-        return r if kind is float else np.float64(r)
+    if kind is np.float64 or kind is float:
+        return _one_minus_square64(float(o))  # (a Python float: g * it is g's type)
     if kind is np.float32:
         return fma32(-o, o, 1.0)[()]
     if kind is np.ndarray and o.dtype is _F32:
@@ -54,6 +79,8 @@ def one_minus_square(o):
 
 def tanh_vjp(g, o, a):
     """TanhBackward0: tanh_backward(grad, result) = grad * (1 - result*result), fused."""
+    if type(o) is np.float64:  # (the scalar replay's case, first)
+        return g * _one_minus_square64(float(o))
     return g * one_minus_square(o)
 
 
@@ -92,7 +119,8 @@ def tanhshrink_vjp(g, o, a):
 
 def erf_vjp(g, o, a):
     """ErfBackward0: ``2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad``."""
-    return (TWO_OVER_SQRT_PI * vml.exp(-(a * a))) * g
+    m = -(a * a)
+    return (TWO_OVER_SQRT_PI * (np.exp(m) if type(m) is np.float64 else vml.exp(m))) * g
 
 
 def asinh_vjp(g, o, a):
@@ -164,11 +192,14 @@ def _elementwise(ufunc: np.ufunc, double, single_name: str):
     return call
 
 
+_DEFAULT_NAN = -math.nan  # (x86's default nan, which the C library's 0/0 gives: sign bit set)
+
+
 def _safe(fn, v: float) -> float:
     try:
         return fn(v)
-    except ValueError:  # (math's domain error: the C library's nan)
-        return math.nan
+    except ValueError:  # (math's domain error: the C library's (x-x)/(x-x))
+        return _DEFAULT_NAN
     except OverflowError:
         return math.copysign(math.inf, v)
 
@@ -177,6 +208,7 @@ arcsinh = _elementwise(np.arcsinh, math.asinh, "asinhf")
 arccosh = _elementwise(np.arccosh, math.acosh, "acoshf")
 
 _ERF32: list = []
+_ERF64: list = []
 _MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as ATen's vml.h
 _CHUNK = (1 << 31) - 1
 
@@ -196,11 +228,69 @@ def erf_value(a):
         for at in range(0, src.size, _CHUNK):
             _ERF32[0](min(_CHUNK, src.size - at), src.ctypes.data + 4 * at,
                       dst.ctypes.data + 4 * at, _MODE)
+        dst = dst.reshape(np.shape(a))
         return dst[()] if kind is np.float32 else dst
-    from .kernels import erf as on_arrays
+    if not _ERF64:
+        from .kernels import erf as on_arrays  # (its module is imported at the first call)
 
-    return on_arrays(a)
+        _ERF64.append(on_arrays)
+    return _ERF64[0](a)
 
 
-# (placeholders until the Sleef kernels: numpy's)
-sinh, cosh, log1p, arctanh = np.sinh, np.cosh, np.log1p, np.arctanh
+
+# --- SLEEF's (ddx/ops/kernels_sleef.py) for float32; float64 stays numpy's -------------------
+
+def _sleef(ufunc: np.ufunc, vector_name: str, libm_name: str | None):
+    """``ufunc``; float32 as ATen's AVX-512 kernel: SLEEF's vector function, and where
+    ``libm_name`` is given (cpu_kernel_vec), the C library's for the elements past the last
+    whole 32 of each thread's range (at::parallel_for's split of GRAIN_SIZE)."""
+    single: list = []
+
+    def call(x, out=None):
+        kind = type(x)
+        if not (kind is np.ndarray and x.dtype is _F32 or kind is np.float32):
+            return ufunc(x) if out is None else ufunc(x, out=out)
+        from . import kernels_sleef
+
+        vector = getattr(kernels_sleef, vector_name)
+        flat = np.ascontiguousarray(x, _F32).reshape(-1)
+        result = np.empty_like(flat)
+        if libm_name is None:
+            result[...] = vector(flat) if flat.size else flat
+        else:
+            if not single:
+                single.append(_libm_float(libm_name))
+            for begin, end in _ranges(flat.size):
+                body = begin + (end - begin) // 32 * 32
+                if body > begin:
+                    result[begin:body] = vector(flat[begin:body])
+                if end > body:
+                    tail = flat[body:end].tolist()
+                    result[body:end] = [_safe(single[0], v) for v in tail] if single[0] \
+                        else ufunc(flat[body:end])
+        result = result.reshape(np.shape(x))
+        if out is not None:
+            out[...] = result
+            return out
+        return result if kind is np.ndarray else result[()]
+
+    call.__name__ = call.__qualname__ = ufunc.__name__
+    call.ufunc = ufunc
+    return call
+
+
+def _ranges(n: int) -> list:
+    """at::parallel_for(0, n, GRAIN_SIZE)'s ranges under OpenMP, one per thread."""
+    from .kernels_sum import GRAIN_SIZE, threads
+
+    if n < GRAIN_SIZE or threads() == 1:
+        return [(0, n)]
+    tasks = min(threads(), -(-n // GRAIN_SIZE))
+    chunk = -(-n // tasks)
+    return [(t * chunk, min(n, (t + 1) * chunk)) for t in range(tasks) if t * chunk < n]
+
+
+sinh = _sleef(np.sinh, "sinhf", "sinhf")
+cosh = _sleef(np.cosh, "coshf", "coshf")
+arctanh = _sleef(np.arctanh, "atanhf", "atanhf")
+log1p = _sleef(np.log1p, "log1pf", None)
