@@ -150,6 +150,26 @@ def test_float64_values_and_gradients_are_pytorchs(name, path):
     assert same_bits(grad, want_grad).sum() == 0
 
 
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "asinh", "acosh"])
+def test_float64_numbers_and_short_arrays_are_the_c_librarys(name):
+    """In float64 ATen's vector loop takes 16 elements at a time: a number or fewer than 16
+    are all scalar tail, the C library's function (the one-liner's case)."""
+    torch = torch_or_skip()
+    x = inputs(name, np.float64, n=400)
+    for n in (1, 3, 7, 15):
+        for start in range(0, x.size - n, 37):
+            part = x[start:start + n].copy()
+            want = getattr(torch, name)(torch.from_numpy(part)).numpy()
+            assert same_bits(OPS[name].fn(part), want).sum() == 0, part
+    for v in x.tolist():
+        want = getattr(torch, name)(torch.tensor(v, dtype=torch.float64)).numpy()
+        one = OPS[name].fn(np.float64(v))
+        assert type(one) is np.float64 and one.tobytes() == want.tobytes(), v
+    t = ddx.trace(f"{name}(x)", x=float(x[3]))
+    assert np.asarray(t.value).tobytes() == \
+        getattr(torch, name)(torch.tensor(float(x[3]), dtype=torch.float64)).numpy().tobytes()
+
+
 @pytest.mark.parametrize("name,path", [("tanh", "tanh"), ("tanhshrink", "F.tanhshrink"),
                                        ("sinh", "sinh"), ("cosh", "cosh"), ("erf", "erf"),
                                        ("atanh", "atanh"), ("log1p", "log1p")])

@@ -153,8 +153,8 @@ op("log", "LogBackward0", vml.log, lambda g, o, a: g / a, reads="i", into=vml.lo
    names=("ln",),
    hint="log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.log({0})", "jax": "jnp.log({0})"})
-op("log1p", "Log1PBackward0", log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
-   hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
+op("log1p", "Log1PBackward0", log1p, lambda g, o, a: g / (a + 1), reads="i", into=log1p,
+   call="unary", hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
    emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"},
    spaces=('torch', 'Tensor', 'special'))
 op("log2", "Log2Backward0", vml.log2, lambda g, o, a: g / (a * LN2), reads="i", into=vml.log2, call="unary",
@@ -178,18 +178,18 @@ op("acos", "AcosBackward0", vml.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a),
 op("atan", "AtanBackward0", vml.arctan, lambda g, o, a: g / (1 + a * a), reads="i",
    into=vml.arctan, call="unary", names=("arctan",),
    emit={"torch": "torch.atan({0})", "jax": "jnp.arctan({0})"})
-op("asinh", "AsinhBackward0", arcsinh, asinh_vjp, reads="i", call="unary", names=("arcsinh",),
-   emit={"torch": "torch.asinh({0})", "jax": "jnp.arcsinh({0})"})
-op("acosh", "AcoshBackward0", arccosh, acosh_vjp, reads="i", call="unary", names=("arccosh",),
-   hint="acosh(x) needs x >= 1, and its slope is infinite at 1", domain=(1.25, 3.0),
+op("asinh", "AsinhBackward0", arcsinh, asinh_vjp, reads="i", into=arcsinh, call="unary",
+   names=("arcsinh",), emit={"torch": "torch.asinh({0})", "jax": "jnp.arcsinh({0})"})
+op("acosh", "AcoshBackward0", arccosh, acosh_vjp, reads="i", into=arccosh, call="unary",
+   names=("arccosh",), hint="acosh(x) needs x >= 1, and its slope is infinite at 1", domain=(1.25, 3.0),
    emit={"torch": "torch.acosh({0})", "jax": "jnp.arccosh({0})"})
-op("atanh", "AtanhBackward0", arctanh, atanh_vjp, reads="i", call="unary", names=("arctanh",),
-   hint="atanh(x) needs |x| < 1: it is infinite at 1 and -1", domain=_UNIT,
+op("atanh", "AtanhBackward0", arctanh, atanh_vjp, reads="i", into=arctanh, call="unary",
+   names=("arctanh",), hint="atanh(x) needs |x| < 1: it is infinite at 1 and -1", domain=_UNIT,
    emit={"torch": "torch.atanh({0})", "jax": "jnp.arctanh({0})"})
-op("sinh", "SinhBackward0", sinh, lambda g, o, a: g * cosh(a), reads="i", call="unary",
-   emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
-op("cosh", "CoshBackward0", cosh, lambda g, o, a: g * sinh(a), reads="i", call="unary",
-   emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
+op("sinh", "SinhBackward0", sinh, lambda g, o, a: g * cosh(a), reads="i", into=sinh,
+   call="unary", emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
+op("cosh", "CoshBackward0", cosh, lambda g, o, a: g * sinh(a), reads="i", into=cosh,
+   call="unary", emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
 op("tanh", "TanhBackward0", vml.tanh, tanh_vjp, reads="o", into=vml.tanh, call="unary",
    emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("sigmoid", "SigmoidBackward0", sigmoid, lambda g, o, a: g * o * (1 - o), reads="o",
