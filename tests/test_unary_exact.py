@@ -67,6 +67,10 @@ def torch_value_and_grad(torch, path, x, g):
     return ty.detach().numpy(), tx.grad.numpy()
 
 
+def ddx_value(name, x):
+    return np.asarray(ddx.trace(f"{name}(x)", {"x": x}, dtype=x.dtype.name, no_grad="x").value)
+
+
 def ddx_value_and_grad(name, x, g):
     t = ddx.trace(f"{name}(x)", {"x": x}, dtype=x.dtype.name)
     t.backward(gradient=g)
@@ -93,7 +97,7 @@ def test_float32_vector_bodies_and_scalar_tails(name, path, mkl):
     if mkl:
         mkl_or_skip()
     torch.set_num_threads(1)
-    fn = OPS[name].fn
+    fn = OPS[name].fn if name in OPS else (lambda v: ddx_value(name, v))
     rng = np.random.default_rng(2)
     for n in SIZES:
         x = inputs(name, np.float32, n=8 * n, seed=n)[rng.permutation(10 * n)[:n] % (8 * n)]
@@ -102,7 +106,7 @@ def test_float32_vector_bodies_and_scalar_tails(name, path, mkl):
     x = inputs(name, np.float32, n=64)[:40]
     want = torch_function(torch, path)(torch.from_numpy(np.array(x[5]))).numpy()
     one = fn(x[5])  # (a numpy scalar: a 0-d tensor's value)
-    assert type(one) is np.float32 and one.tobytes() == want.tobytes()
+    assert one.dtype == np.float32 and one.tobytes() == want.tobytes()
     grid = x.reshape(5, 8)  # (a 2-d tensor is one run of its elements)
     want = torch_function(torch, path)(torch.from_numpy(grid.copy())).numpy()
     assert same_bits(fn(grid), want).sum() == 0
@@ -181,16 +185,16 @@ def test_float64_rules_are_pytorchs_given_its_values(name, path):
     g = np.random.default_rng(4).standard_normal(x.size)
     value, want_grad = torch_value_and_grad(torch, path, x, g)
     tx = torch.from_numpy(x)
-    row, fed = OPS[name], {"sinh": torch.cosh, "cosh": torch.sinh, "tanhshrink": torch.tanh}
+    fed = {"sinh": torch.cosh, "cosh": torch.sinh, "tanhshrink": torch.tanh}
     if name in fed:  # (the function the rule calls, as torch computes it)
         other = fed[name](tx).numpy()
         rule = {"sinh": lambda: g * other, "cosh": lambda: g * other,
-                "tanhshrink": lambda: g + kernels_unary.tanh_vjp(-g, other, x)}[name]
+                "tanhshrink": lambda: g + OPS["tanh"].vjp[0](-g, other, x)}[name]
         grad = rule()
     elif name == "erf":
         grad = (kernels_unary.TWO_OVER_SQRT_PI * torch.exp(torch.from_numpy(-(x * x))).numpy()) * g
     else:
-        grad = row.vjp[0](g, value, x)
+        grad = OPS[name].vjp[0](g, value, x)
     assert same_bits(grad, want_grad).sum() == 0
     before = {"tanh": lambda: g * (1 - value * value), "sinh": lambda: g * np.cosh(x)}
     if name in before:  # (what ddx computed before: the test sees the difference)
@@ -224,6 +228,40 @@ def test_rules_take_the_plain_formula_for_other_number_types():
     want = -2 * y * (1 - y * y) + (2 * s / (1 - s * s) ** 2) / 4 - 0.5 / (1.25 ** 1.5) \
         - 2.5 / ((2.5 ** 2 - 1) ** 1.5)  # (by hand: each function's second derivative)
     assert abs(h - want) < 1e-12
+
+
+@pytest.mark.parametrize("source", ["softsign(x) + tanh(x)", "tanhshrink(x) * 3 + softsign(x)",
+                                    "softsign(x) + atanh(x / 2) + sinh(x) * cosh(x)"])
+def test_composites_add_gradients_in_pytorchs_order(source):
+    """softsign and tanhshrink are recorded as PyTorch's ops, so a leaf reached by them and
+    by other paths gets its gradients added in the order PyTorch's engine adds them."""
+    torch = torch_or_skip()
+    mkl_or_skip()
+    x = (np.random.default_rng(6).standard_normal(999) * 1.5).astype(np.float32)
+    g = np.random.default_rng(7).standard_normal(999).astype(np.float32)
+    t = ddx.trace(source, {"x": x}, dtype="float32")
+    t.backward(gradient=g)
+    F = torch.nn.functional
+    scope = {"softsign": F.softsign, "tanhshrink": F.tanhshrink, "tanh": torch.tanh,
+             "atanh": torch.atanh, "sinh": torch.sinh, "cosh": torch.cosh}
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    y = {"softsign(x) + tanh(x)": lambda: scope["softsign"](tx) + torch.tanh(tx),
+         "tanhshrink(x) * 3 + softsign(x)": lambda: F.tanhshrink(tx) * 3 + F.softsign(tx),
+         "softsign(x) + atanh(x / 2) + sinh(x) * cosh(x)":
+             lambda: F.softsign(tx) + torch.atanh(tx / 2) + torch.sinh(tx) * torch.cosh(tx)}[source]()
+    y.backward(torch.from_numpy(g))
+    assert same_bits(np.asarray(t.value), y.detach().numpy()).sum() == 0
+    assert same_bits(np.asarray(t.grads["x"]), tx.grad.numpy()).sum() == 0
+
+
+def test_composites_record_pytorchs_grad_fn_chain():
+    t = ddx.trace("softsign(x)", x=0.5)
+    assert str(t.output.grad_fn) == "<DivBackward0 object>"
+    assert [str(n.grad_fn) for n in t.evaluator.nodes] == \
+        ["None", "<AbsBackward0 object>", "<AddBackward0 object>", "<DivBackward0 object>"]
+    t = ddx.trace("tanhshrink(x)", x=0.5)
+    assert [str(n.grad_fn) for n in t.evaluator.nodes] == \
+        ["None", "<TanhBackward0 object>", "<SubBackward0 object>"]
 
 
 def test_new_rows_have_pytorchs_names_and_gradients():

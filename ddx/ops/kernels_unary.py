@@ -94,29 +94,6 @@ def rsqrt_vjp(g, o, a):
     return (-0.5 * g) * ((o * o) * o)
 
 
-def softsign(a):
-    """F.softsign: ``input / (input.abs() + 1)``."""
-    return a / (np.abs(a) + 1)
-
-
-def softsign_vjp(g, o, a):
-    """Autograd through softsign's three ops: DivBackward0 gives ``grad / d`` to x and
-    ``-grad * ((x / d) / d)`` to d = |x| + 1; AddBackward0 passes that on; AbsBackward0
-    multiplies it by sgn(x); x's two gradients are added."""
-    d = np.abs(a) + 1
-    return g / d + (-g * ((a / d) / d)) * np.sign(a)
-
-
-def tanhshrink(a):
-    """F.tanhshrink: ``input - input.tanh()``."""
-    return a - vml.tanh(a)
-
-
-def tanhshrink_vjp(g, o, a):
-    """SubBackward0 gives grad to x and -grad to tanh(x); TanhBackward0 takes that on."""
-    return g + tanh_vjp(-g, vml.tanh(a), a)
-
-
 def erf_vjp(g, o, a):
     """ErfBackward0: ``2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad``."""
     m = -(a * a)

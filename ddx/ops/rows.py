@@ -62,11 +62,7 @@ from .kernels_unary import (
     reciprocal_vjp,
     rsqrt_vjp,
     sinh,
-    softsign,
-    softsign_vjp,
     tanh_vjp,
-    tanhshrink,
-    tanhshrink_vjp,
 )
 from .table import OPS, Op, op
 
@@ -96,8 +92,9 @@ op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g
    vjp_into=(lambda g, o, a, b, *, buffer: np.multiply(g, b, out=buffer),
              lambda g, o, a, b, *, buffer: np.multiply(g, a, out=buffer)),
    emit={"torch": "({0} * {1})", "jax": "({0} * {1})"})
-op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b,
-   into=np.true_divide, call="binary", names=("divide", "true_divide"), text="{0}/{1}", prec=2,
+op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b,
+   lambda g, o, a, b: -g * ((a / b) / b), reads="i", into=np.true_divide, call="binary",
+   names=("divide", "true_divide"), text="{0}/{1}", prec=2,
    emit={"torch": "({0} / {1})", "jax": "({0} / {1})"},
    hint="a division by zero: add an epsilon to the denominator",
    domain=(0.5, 2.0))
@@ -246,8 +243,6 @@ op("silu", "SiluBackward0", silu, silu_vjp, reads="i", call="unary", method=Fals
    emit={"torch": _F + "silu({0})", "jax": "jax.nn.silu({0})"}, spaces=('F',))
 op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=False,
    emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"}, spaces=('F',))
-op("softsign", "DivBackward0", softsign, softsign_vjp, reads="i", call="unary", method=False,
-   emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"}, spaces=('F',))
 op("relu6", "HardtanhBackward0", lambda a: np.minimum(6, np.maximum(0, a)),
    lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
    kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
@@ -268,9 +263,6 @@ op("hardswish", "HardswishBackward0", lambda a: a * np.minimum(np.maximum(a + 3,
    hardswish_vjp, reads="i", call="unary", method=False, domain=(-2.5, 2.5),
    kink=(at(-3, 3), "PyTorch takes the slope 0 at -3 (the left one) and 1 at 3 (the right one)"),
    emit={"torch": _F + "hardswish({0})", "jax": "jax.nn.hard_swish({0})"}, spaces=('F',))
-op("tanhshrink", "SubBackward0", tanhshrink, tanhshrink_vjp, reads="i", call="unary",
-   method=False,
-   emit={"torch": _F + "tanhshrink({0})", "jax": "({0} - jnp.tanh({0}))"}, spaces=('F',))
 op("logsigmoid", "LogSigmoidBackward0", logsigmoid, logsigmoid_vjp, reads="i", call="unary",
    method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"},
    spaces=('F',))
