@@ -285,3 +285,19 @@ def test_float64_one_liner_never_looks_for_mkl():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, env={**os.environ})
     assert run.stdout.splitlines()[-1] == "0", run.stderr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_division_gradients_are_pytorchs(dtype):
+    """DivBackward0: grad / other, and -grad * ((self / other) / other) for the denominator
+    (softsign's gradient goes through it)."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(8)
+    a, b, g = (rng.standard_normal(20_000).astype(dtype) * s for s in (3, 2, 1))
+    t = ddx.trace("a / b", {"a": a, "b": b}, dtype=np.dtype(dtype).name)
+    t.backward(gradient=g)
+    ta, tb = (torch.from_numpy(v.copy()).requires_grad_() for v in (a, b))
+    (ta / tb).backward(torch.from_numpy(g.copy()))
+    assert same_bits(np.asarray(t.grads["a"]), ta.grad.numpy()).sum() == 0
+    assert same_bits(np.asarray(t.grads["b"]), tb.grad.numpy()).sum() == 0
+    assert same_bits(-g * (a / b) / b, tb.grad.numpy()).sum() > 1000  # (the old rule)
