@@ -3,12 +3,16 @@
 ATen's backward formulas (tools/autograd/derivatives.yaml) are compositions of tensor ops,
 each rounded on its own, in the order written there: reciprocal's ``-grad * (result *
 result)``, rsqrt's ``-0.5 * grad * result.pow(3)`` (pow(3) is x*x*x), erf's ``2.0 /
-sqrt(M_PI) * exp(-(self.pow(2))) * grad``. The rules below keep those orders. tanh's is a
-dedicated kernel (tanh_backward) where the compiler fuses ``1 - y*y`` into one fused
-multiply-add. softsign and tanhshrink are torch.nn.functional composites, so their gradients
-are autograd's through ``x / (|x| + 1)`` and ``x - tanh(x)`` (the two paths' sum is the same
-in either order). asinh and acosh are std::asinh / std::acosh of the C library, element by
-element, in both dtypes; erf is MKL's vsErf in float32 (as vml.py's functions).
+sqrt(M_PI) * exp(-(self.pow(2))) * grad``, asinh's ``grad * (self.pow(2) + 1).rsqrt()``.
+The rules below keep those orders. tanh's is a dedicated kernel (tanh_backward) where the
+compiler fuses ``1 - y*y`` into one fused multiply-add. (softsign and tanhshrink, which
+torch.nn.functional writes as other ops, are recorded as those ops: ddx/graph/calls_composite.py.)
+
+Values: asinh and acosh are std::asinh / std::acosh of the C library, element by element, in
+both dtypes (ATen's cpu_kernel); erf is MKL's vsErf in float32 (as vml.py's functions);
+float32 sinh, cosh, atanh and log1p are SLEEF's vector functions (kernels_sleef.py) with the
+C library's on the scalar tails, and float64 sinh, cosh and atanh of fewer than 16 elements
+are the C library's (all tail).
 
 Exact kernels take float32/float64 arrays and numpy or Python floats; anything else (dual
 numbers, symbolic values, object arrays) gets the plain formula, so every mode still runs."""
@@ -26,10 +30,6 @@ from .rng_math import fma32, fma64
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _SCALAR64 = (float, np.float64)
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)  # (the C++ double 2.0 / sqrt(M_PI))
-
-
-def _float_array(x) -> bool:
-    return type(x) is np.ndarray and (x.dtype is _F32 or x.dtype is _F64)
 
 
 _HALF_ULPS = (2.0 ** -54, 2.0 ** -55)  # half an ulp just below 1, and below 0.5
@@ -145,6 +145,8 @@ def _elementwise(ufunc: np.ufunc, double, single_name: str):
 
     def call(x, out=None):
         kind = type(x)
+        if kind is np.float64 and out is None:  # (the one-liner's case, first)
+            return np.float64(_safe(double, float(x)))
         if kind is np.ndarray and x.dtype is _F64 or kind in _SCALAR64:
             fn, dtype = double, _F64
         elif kind is np.ndarray and x.dtype is _F32 or kind is np.float32:
