@@ -27,7 +27,8 @@ FUNCTIONS = [("reciprocal", "reciprocal", False), ("rsqrt", "rsqrt", False),
              ("log1p", "log1p", False), ("sinh", "sinh", False), ("cosh", "cosh", False),
              ("tanh", "tanh", True), ("erf", "erf", True), ("softsign", "F.softsign", False),
              ("tanhshrink", "F.tanhshrink", True), ("asinh", "asinh", False),
-             ("acosh", "acosh", False), ("atanh", "atanh", False)]
+             ("acosh", "acosh", False), ("atanh", "atanh", False), ("expm1", "expm1", False),
+             ("exp2", "exp2", False), ("erfc", "erfc", True), ("logit", "logit", True)]
 SIZES = (1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 1000)
 
 
@@ -44,6 +45,8 @@ def inputs(name: str, dtype, n: int = 20_000, seed: int = 0) -> np.ndarray:
         x = np.abs(x) + 1
     elif name == "atanh":
         x = np.tanh(x / 3)
+    elif name == "logit":
+        x = 1 / (1 + np.exp(-x / 3))
     return np.concatenate([x, SPECIAL]).astype(dtype)
 
 
@@ -112,7 +115,7 @@ def test_float32_vector_bodies_and_scalar_tails(name, path, mkl):
     assert same_bits(fn(grid), want).sum() == 0
 
 
-@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh"])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "exp2"])
 def test_threads_ranges_end_in_scalar_tails(name):
     """Past GRAIN_SIZE, at::parallel_for gives each thread a range of its own, and each range
     ends in its own scalar tail: with two threads 70,001 elements are two ranges of 35,001."""
@@ -128,7 +131,7 @@ def test_threads_ranges_end_in_scalar_tails(name):
         assert same_bits(vector(x), want).sum() > 0
 
 
-@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "log1p"])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "log1p", "expm1", "exp2"])
 def test_sleef_kernels_on_whole_vectors(name):
     """Multiples of 32 elements are all vector bodies: SLEEF's function on every one."""
     torch = torch_or_skip()
@@ -154,7 +157,7 @@ def test_float64_values_and_gradients_are_pytorchs(name, path):
     assert same_bits(grad, want_grad).sum() == 0
 
 
-@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "asinh", "acosh"])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "asinh", "acosh", "exp2"])
 def test_float64_numbers_and_short_arrays_are_the_c_librarys(name):
     """In float64 ATen's vector loop takes 16 elements at a time: a number or fewer than 16
     are all scalar tail, the C library's function (the one-liner's case)."""

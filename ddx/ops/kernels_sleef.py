@@ -245,3 +245,34 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         # a nan argument comes out as itself, quieted (numpy's order of operands in the
         # intermediate steps could otherwise pick another nan's sign)
         return np.where(np.isnan(d), (d.view(I32) | I32(0x400000)).view(F32), r)
+
+
+def expm1f(a: np.ndarray) -> np.ndarray:
+    """Sleef_expm1f_u10 over a float32 array."""
+    with np.errstate(all="ignore"):
+        d = add2_df_f(expk2((a, np.zeros_like(a))), F32(-1.0))
+        x = d[0] + d[1]
+        x = np.where(a > F32(88.72283172607421875), F32(np.inf), x)
+        x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
+        x = np.where((a == 0) & np.signbit(a), F32(-0.0), x)
+        return np.where(np.isnan(a), (a.view(I32) | I32(0x400000)).view(F32), x)
+
+
+_EXP2_POLY = [F32(v) for v in (+0.1535920892e-3, +0.1339262701e-2, +0.9618384764e-2,
+                               +0.5550347269e-1, +0.2402264476e+0, +0.6931471825e+0)]
+
+
+def exp2f(d: np.ndarray) -> np.ndarray:
+    """Sleef_exp2f_u10 over a float32 array (the fused multiply-add form)."""
+    with np.errstate(all="ignore"):
+        u = np.rint(d).astype(F32)
+        q = rint_int(u)
+        s = d - u
+        u = np.full_like(s, _EXP2_POLY[0])
+        for c in _EXP2_POLY[1:]:
+            u = _fma(u, s, c)
+        u = _fma(u, s, ONE)
+        u = ldexp2(u, q)
+        u = np.where(d >= F32(128), F32(np.inf), u)
+        u = np.where(d < F32(-150), F32(0), u)
+        return np.where(np.isnan(d), (d.view(I32) | I32(0x400000)).view(F32), u)

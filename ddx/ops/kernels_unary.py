@@ -186,35 +186,54 @@ def _safe(fn, v: float) -> float:
 arcsinh = _elementwise(np.arcsinh, math.asinh, "asinhf")
 arccosh = _elementwise(np.arccosh, math.acosh, "acoshf")
 
-_ERF32: list = []
-_ERF64: list = []
 _MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as ATen's vml.h
 _CHUNK = (1 << 31) - 1
 
 
-def erf_value(a):
-    """erf: float32 by MKL's vsErf (HA) as torch's CPU build (ATen's vml.h sends erf there),
-    else math.erf's values (ddx/ops/kernels_erf.py)."""
-    kind = type(a)
-    if (kind is np.ndarray and a.dtype is _F32 or kind is np.float32) and vml.library():
-        if not _ERF32:
-            fn = vml.library().vmsErf
-            fn.restype = None
-            fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
-            _ERF32.append(fn)
-        src = np.ascontiguousarray(a, _F32)
-        dst = np.empty(src.shape, _F32)
-        for at in range(0, src.size, _CHUNK):
-            _ERF32[0](min(_CHUNK, src.size - at), src.ctypes.data + 4 * at,
-                      dst.ctypes.data + 4 * at, _MODE)
-        dst = dst.reshape(np.shape(a))
-        return dst[()] if kind is np.float32 else dst
-    if not _ERF64:
-        from .kernels import erf as on_arrays  # (its module is imported at the first call)
+def _mkl_or(name: str, fallback_name: str):
+    """float32 by MKL's vmsNAME (HA) as torch's CPU build (ATen's vml.h sends erf and erfc
+    there), else ddx/ops/kernels.py's ``fallback_name`` (math.erf's values)."""
+    mkl: list = []
+    fallback: list = []
 
-        _ERF64.append(on_arrays)
-    return _ERF64[0](a)
+    def call(a):
+        kind = type(a)
+        if (kind is np.ndarray and a.dtype is _F32 or kind is np.float32) and vml.library():
+            if not mkl:
+                fn = getattr(vml.library(), "vms" + name)
+                fn.restype = None
+                fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
+                mkl.append(fn)
+            src = np.ascontiguousarray(a, _F32)
+            dst = np.empty(src.shape, _F32)
+            for at in range(0, src.size, _CHUNK):
+                mkl[0](min(_CHUNK, src.size - at), src.ctypes.data + 4 * at,
+                       dst.ctypes.data + 4 * at, _MODE)
+            dst = dst.reshape(np.shape(a))
+            return dst[()] if kind is np.float32 else dst
+        if not fallback:
+            from . import kernels  # (whose erf module is imported at the first call)
 
+            fallback.append(getattr(kernels, fallback_name))
+        return fallback[0](a)
+
+    call.__name__ = call.__qualname__ = fallback_name
+    return call
+
+
+erf_value = _mkl_or("Erf", "erf")
+erfc_value = _mkl_or("Erfc", "erfc")
+
+
+def erfc_vjp(g, o, a):
+    """ErfcBackward0: ``-2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad``."""
+    m = -(a * a)
+    return (-TWO_OVER_SQRT_PI * (np.exp(m) if type(m) is np.float64 else vml.exp(m))) * g
+
+
+def logit(a):
+    """logit (eps None): x / (1 - x), then MKL's log in float32 (LogitMKLKernel)."""
+    return vml.log(a / (1 - a))
 
 
 # --- SLEEF's (ddx/ops/kernels_sleef.py) for float32; float64 stays numpy's -------------------
@@ -318,7 +337,16 @@ def _atanh64(v: float) -> float:
         return _DEFAULT_NAN
 
 
+def _exp2_64(v: float) -> float:
+    try:
+        return math.exp2(v)
+    except OverflowError:
+        return math.inf
+
+
 sinh = _sleef(np.sinh, "sinhf", "sinhf", _sinh64)
 cosh = _sleef(np.cosh, "coshf", "coshf", _cosh64)
 arctanh = _sleef(np.arctanh, "atanhf", "atanhf", _atanh64)
 log1p = _sleef(np.log1p, "log1pf", None)
+expm1 = _sleef(np.expm1, "expm1f", None)
+exp2 = _sleef(np.exp2, "exp2f", "exp2f", _exp2_64)

@@ -21,7 +21,6 @@ from .kernels import (
     elu,
     elu_vjp,
     emit_tensors_only,
-    erfc,
     floor_div,
     gelu,
     gelu_vjp,
@@ -58,7 +57,12 @@ from .kernels_unary import (
     cosh,
     erf_value,
     erf_vjp,
+    erfc_value,
+    erfc_vjp,
+    exp2,
+    expm1,
     log1p,
+    logit,
     reciprocal_vjp,
     rsqrt_vjp,
     sinh,
@@ -143,7 +147,8 @@ op("sqrt", "SqrtBackward0", vml.sqrt, lambda g, o, a: g / (2 * o), reads="o", in
 op("exp", "ExpBackward0", vml.exp, lambda g, o, a: g * o, reads="o", into=vml.exp, call="unary",
    hint="exp overflows past about 709: rescale the input (logsumexp is the stable form)",
    emit={"torch": "torch.exp({0})", "jax": "jnp.exp({0})"})
-op("expm1", "Expm1Backward0", np.expm1, lambda g, o, a: g * (o + 1), reads="o", call="unary",
+op("expm1", "Expm1Backward0", expm1, lambda g, o, a: g * (o + 1), reads="o", into=expm1,
+   call="unary",
    emit={"torch": "torch.expm1({0})", "jax": "jnp.expm1({0})"},
    spaces=('torch', 'Tensor', 'special'))
 op("log", "LogBackward0", vml.log, lambda g, o, a: g / a, reads="i", into=vml.log, call="unary",
@@ -205,11 +210,11 @@ op("erf", "ErfBackward0", erf_value, erf_vjp, reads="i", call="unary",
    emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"},
    spaces=('torch', 'Tensor', 'special'))
 
-op("erfc", "ErfcBackward0", erfc,
-   lambda g, o, a: -g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
+op("erfc", "ErfcBackward0", erfc_value, erfc_vjp, reads="i", call="unary",
    emit={"torch": "torch.erfc({0})", "jax": "jax.scipy.special.erfc({0})"},
    spaces=('torch', 'Tensor', 'special'))
-op("exp2", "Exp2Backward0", np.exp2, lambda g, o, a: g * o * LN2, reads="o", call="unary",
+op("exp2", "Exp2Backward0", exp2, lambda g, o, a: g * o * LN2, reads="o", into=exp2,
+   call="unary",
    hint="exp2 overflows past 1024: rescale the input",
    emit={"torch": "torch.exp2({0})", "jax": "jnp.exp2({0})"}, spaces=('torch', 'Tensor', 'special'))
 op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), rsqrt_vjp,
@@ -217,7 +222,7 @@ op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), rsqrt_vjp,
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.rsqrt({0})", "jax": "jax.lax.rsqrt({0})"})
 op("sinc", "SincBackward0", np.sinc, sinc_vjp, call="unary",
    emit={"torch": "torch.sinc({0})", "jax": "jnp.sinc({0})"}, spaces=('torch', 'Tensor', 'special'))
-op("logit", "LogitBackward0", lambda a: np.log(a / (1 - a)), logit_vjp, reads="i",
+op("logit", "LogitBackward0", logit, logit_vjp, reads="i",
    call="unary", hint="logit(x) needs 0 < x < 1: clamp x into [eps, 1 - eps]", domain=(0.1, 0.9),
    emit={"torch": "torch.logit({0})", "jax": "jax.scipy.special.logit({0})"},
    spaces=('torch', 'Tensor', 'special'))
