@@ -25,7 +25,6 @@ import math
 import numpy as np
 
 from . import vml
-from .rng_math import fma32, fma64
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _SCALAR64 = (float, np.float64)
@@ -66,14 +65,14 @@ def _one_minus_square64(o: float) -> float:
 def one_minus_square(o):
     """``1 - o*o`` rounded once (fma(-o, o, 1)), as ATen's compiled tanh_backward has it."""
     kind = type(o)
-    if kind is np.float64 or kind is float:
+    if kind is np.float64 or kind is float or kind is np.ndarray and o.dtype is _F64 \
+            and o.ndim == 0:
         return _one_minus_square64(float(o))  # (a Python float: g * it is g's type)
-    if kind is np.float32:
-        return fma32(-o, o, 1.0)[()]
-    if kind is np.ndarray and o.dtype is _F32:
-        return fma32(-o, o, 1.0)
-    if kind is np.ndarray and o.dtype is _F64:
-        return fma64(-o, o, 1.0)
+    if kind is np.float32 or kind is np.ndarray and (o.dtype is _F32 or o.dtype is _F64):
+        from .rng_math import fma32, fma64  # (on first use: start-up is a feature)
+
+        r = (fma64 if o.dtype is _F64 else fma32)(-o, o, 1.0)
+        return r[()] if kind is np.float32 else r
     return 1 - o * o
 
 
