@@ -17,8 +17,6 @@ from .kernels import (
     at_zero,
     atan2_vjp,
     emit_tensors_only,
-    erf,
-    erfc,
     floor_div,
     hardswish_vjp,
     linear,
@@ -52,10 +50,31 @@ from .kernels_act import (
     softplus_vjp,
 )
 from .kernels_pow import pow_scalar, pow_scalar_into, pow_scalar_vjp, rpow_vjp, square_vjp_into
+from .kernels_unary import (
+    acosh_vjp,
+    arccosh,
+    arcsinh,
+    arctanh,
+    asinh_vjp,
+    atanh_vjp,
+    cosh,
+    erf_value,
+    erf_vjp,
+    erfc_value,
+    erfc_vjp,
+    exp2,
+    expm1,
+    log1p,
+    logit,
+    reciprocal_vjp,
+    rsqrt_vjp,
+    sinh,
+    tanh_vjp,
+)
 from .table import OPS, Op, op
 
 LN2 = float(np.log(2.0))
-LN10 = float(np.log(10.0))
+LN10 = 2.3025850929940456  # derivatives.yaml's literal for log10: one ulp under ln(10)
 TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _NEEDS_POSITIVE = (0.25, 3.0)
 _UNIT = (-0.9, 0.9)
@@ -80,15 +99,16 @@ op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g
    vjp_into=(lambda g, o, a, b, *, buffer: np.multiply(g, b, out=buffer),
              lambda g, o, a, b, *, buffer: np.multiply(g, a, out=buffer)),
    emit={"torch": "({0} * {1})", "jax": "({0} * {1})"})
-op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b, lambda g, o, a, b: -g * o / b,
-   into=np.true_divide, call="binary", names=("divide", "true_divide"), text="{0}/{1}", prec=2,
+op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b,
+   lambda g, o, a, b: -g * ((a / b) / b), reads="i", into=np.true_divide, call="binary",
+   names=("divide", "true_divide"), text="{0}/{1}", prec=2,
    emit={"torch": "({0} / {1})", "jax": "({0} / {1})"},
    hint="a division by zero: add an epsilon to the denominator",
    domain=(0.5, 2.0))
 op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="",
    into=np.negative, call="unary", names=("negative",), text="-{0}", prec=3,
    emit={"torch": "(-{0})", "jax": "(-{0})"})
-op("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, o, a: -g * o * o, reads="o",
+op("reciprocal", "ReciprocalBackward0", np.reciprocal, reciprocal_vjp, reads="o",
    call="unary", symbol="1/x", text="1/{0}", prec=2,
    hint="a division by zero: add an epsilon to the denominator",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.reciprocal({0})", "jax": "jnp.reciprocal({0})"})
@@ -130,15 +150,16 @@ op("sqrt", "SqrtBackward0", vml.sqrt, lambda g, o, a: g / (2 * o), reads="o", in
 op("exp", "ExpBackward0", vml.exp, lambda g, o, a: g * o, reads="o", into=vml.exp, call="unary",
    hint="exp overflows past about 709: rescale the input (logsumexp is the stable form)",
    emit={"torch": "torch.exp({0})", "jax": "jnp.exp({0})"})
-op("expm1", "Expm1Backward0", np.expm1, lambda g, o, a: g * (o + 1), reads="o", call="unary",
+op("expm1", "Expm1Backward0", expm1, lambda g, o, a: g * (o + 1), reads="o", into=expm1,
+   call="unary",
    emit={"torch": "torch.expm1({0})", "jax": "jnp.expm1({0})"},
    spaces=('torch', 'Tensor', 'special'))
 op("log", "LogBackward0", vml.log, lambda g, o, a: g / a, reads="i", into=vml.log, call="unary",
    names=("ln",),
    hint="log(x) needs x > 0: clamp x or add a small epsilon, log(x + 1e-12)",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.log({0})", "jax": "jnp.log({0})"})
-op("log1p", "Log1PBackward0", np.log1p, lambda g, o, a: g / (a + 1), reads="i", call="unary",
-   hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
+op("log1p", "Log1PBackward0", log1p, lambda g, o, a: g / (a + 1), reads="i", into=log1p,
+   call="unary", hint="log1p(x) needs x > -1", domain=(-0.75, 2.0),
    emit={"torch": "torch.log1p({0})", "jax": "jnp.log1p({0})"},
    spaces=('torch', 'Tensor', 'special'))
 op("log2", "Log2Backward0", vml.log2, lambda g, o, a: g / (a * LN2), reads="i", into=vml.log2, call="unary",
@@ -153,20 +174,28 @@ op("cos", "CosBackward0", vml.cos, lambda g, o, a: -g * vml.sin(a), reads="i", i
    emit={"torch": "torch.cos({0})", "jax": "jnp.cos({0})"})
 op("tan", "TanBackward0", vml.tan, lambda g, o, a: g * (1 + o * o), reads="o", into=vml.tan, call="unary",
    domain=(-1.2, 1.2), emit={"torch": "torch.tan({0})", "jax": "jnp.tan({0})"})
-op("asin", "AsinBackward0", vml.arcsin, lambda g, o, a: g / np.sqrt(1 - a * a), reads="i",
+op("asin", "AsinBackward0", vml.arcsin, lambda g, o, a: g * (1 / np.sqrt(-a * a + 1)), reads="i",
    into=vml.arcsin, call="unary", names=("arcsin",), hint="asin' is infinite at |x| = 1", domain=_UNIT,
    emit={"torch": "torch.asin({0})", "jax": "jnp.arcsin({0})"})
-op("acos", "AcosBackward0", vml.arccos, lambda g, o, a: -g / np.sqrt(1 - a * a), reads="i",
+op("acos", "AcosBackward0", vml.arccos, lambda g, o, a: g * -(1 / np.sqrt(-a * a + 1)), reads="i",
    into=vml.arccos, call="unary", names=("arccos",), hint="acos' is infinite at |x| = 1", domain=_UNIT,
    emit={"torch": "torch.acos({0})", "jax": "jnp.arccos({0})"})
 op("atan", "AtanBackward0", vml.arctan, lambda g, o, a: g / (1 + a * a), reads="i",
    into=vml.arctan, call="unary", names=("arctan",),
    emit={"torch": "torch.atan({0})", "jax": "jnp.arctan({0})"})
-op("sinh", "SinhBackward0", np.sinh, lambda g, o, a: g * np.cosh(a), reads="i", call="unary",
-   emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
-op("cosh", "CoshBackward0", np.cosh, lambda g, o, a: g * np.sinh(a), reads="i", call="unary",
-   emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
-op("tanh", "TanhBackward0", vml.tanh, lambda g, o, a: g * (1 - o * o), reads="o", into=vml.tanh, call="unary",
+op("asinh", "AsinhBackward0", arcsinh, asinh_vjp, reads="i", into=arcsinh, call="unary",
+   names=("arcsinh",), emit={"torch": "torch.asinh({0})", "jax": "jnp.arcsinh({0})"})
+op("acosh", "AcoshBackward0", arccosh, acosh_vjp, reads="i", into=arccosh, call="unary",
+   names=("arccosh",), hint="acosh(x) needs x >= 1, and its slope is infinite at 1", domain=(1.25, 3.0),
+   emit={"torch": "torch.acosh({0})", "jax": "jnp.arccosh({0})"})
+op("atanh", "AtanhBackward0", arctanh, atanh_vjp, reads="i", into=arctanh, call="unary",
+   names=("arctanh",), hint="atanh(x) needs |x| < 1: it is infinite at 1 and -1", domain=_UNIT,
+   emit={"torch": "torch.atanh({0})", "jax": "jnp.arctanh({0})"})
+op("sinh", "SinhBackward0", sinh, lambda g, o, a: g * cosh(a), reads="i", into=sinh,
+   call="unary", emit={"torch": "torch.sinh({0})", "jax": "jnp.sinh({0})"})
+op("cosh", "CoshBackward0", cosh, lambda g, o, a: g * sinh(a), reads="i", into=cosh,
+   call="unary", emit={"torch": "torch.cosh({0})", "jax": "jnp.cosh({0})"})
+op("tanh", "TanhBackward0", vml.tanh, tanh_vjp, reads="o", into=vml.tanh, call="unary",
    emit={"torch": "torch.tanh({0})", "jax": "jnp.tanh({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("sigmoid", "SigmoidBackward0", sigmoid, sigmoid_vjp, reads="o",
    call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"},
@@ -180,24 +209,23 @@ op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="una
          "jax": "jnp.where({0} * {beta!r} > {threshold!r}, {0}, "
                 "jax.nn.softplus({0} * {beta!r}) / {beta!r})"},
    example=("softplus(x, beta=2, threshold=3)", {}), spaces=('F',))
-op("erf", "ErfBackward0", erf,
-   lambda g, o, a: g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
+op("erf", "ErfBackward0", erf_value, erf_vjp, reads="i", call="unary",
    emit={"torch": "torch.erf({0})", "jax": "jax.scipy.special.erf({0})"},
    spaces=('torch', 'Tensor', 'special'))
 
-op("erfc", "ErfcBackward0", erfc,
-   lambda g, o, a: -g * TWO_OVER_SQRT_PI * np.exp(-(a * a)), reads="i", call="unary",
+op("erfc", "ErfcBackward0", erfc_value, erfc_vjp, reads="i", call="unary",
    emit={"torch": "torch.erfc({0})", "jax": "jax.scipy.special.erfc({0})"},
    spaces=('torch', 'Tensor', 'special'))
-op("exp2", "Exp2Backward0", np.exp2, lambda g, o, a: g * o * LN2, reads="o", call="unary",
+op("exp2", "Exp2Backward0", exp2, lambda g, o, a: g * o * LN2, reads="o", into=exp2,
+   call="unary",
    hint="exp2 overflows past 1024: rescale the input",
    emit={"torch": "torch.exp2({0})", "jax": "jnp.exp2({0})"}, spaces=('torch', 'Tensor', 'special'))
-op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), lambda g, o, a: -0.5 * g * o * o * o,
+op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), rsqrt_vjp,
    reads="o", call="unary", hint="rsqrt(x) needs x > 0: add a small epsilon",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.rsqrt({0})", "jax": "jax.lax.rsqrt({0})"})
 op("sinc", "SincBackward0", np.sinc, sinc_vjp, call="unary",
    emit={"torch": "torch.sinc({0})", "jax": "jnp.sinc({0})"}, spaces=('torch', 'Tensor', 'special'))
-op("logit", "LogitBackward0", lambda a: np.log(a / (1 - a)), logit_vjp, reads="i",
+op("logit", "LogitBackward0", logit, logit_vjp, reads="i",
    call="unary", hint="logit(x) needs 0 < x < 1: clamp x into [eps, 1 - eps]", domain=(0.1, 0.9),
    emit={"torch": "torch.logit({0})", "jax": "jax.scipy.special.logit({0})"},
    spaces=('torch', 'Tensor', 'special'))
@@ -223,9 +251,6 @@ op("silu", "SiluBackward0", silu, silu_vjp, reads="i", call="unary", method=Fals
    emit={"torch": _F + "silu({0})", "jax": "jax.nn.silu({0})"}, spaces=('F',))
 op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=False,
    emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"}, spaces=('F',))
-op("softsign", "DivBackward0", lambda a: a / (np.abs(a) + 1),
-   lambda g, o, a: g / np.square(np.abs(a) + 1), reads="i", call="unary", method=False,
-   emit={"torch": _F + "softsign({0})", "jax": "jax.nn.soft_sign({0})"}, spaces=('F',))
 op("relu6", "HardtanhBackward0", lambda a: np.minimum(6, np.maximum(0, a)),
    lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
    kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
@@ -246,9 +271,6 @@ op("hardswish", "HardswishBackward0", lambda a: a * np.minimum(np.maximum(a + 3,
    hardswish_vjp, reads="i", call="unary", method=False, domain=(-2.5, 2.5),
    kink=(at(-3, 3), "PyTorch takes the slope 0 at -3 (the left one) and 1 at 3 (the right one)"),
    emit={"torch": _F + "hardswish({0})", "jax": "jax.nn.hard_swish({0})"}, spaces=('F',))
-op("tanhshrink", "SubBackward0", lambda a: a - np.tanh(a),
-   lambda g, o, a: g * np.square(np.tanh(a)), reads="i", call="unary", method=False,
-   emit={"torch": _F + "tanhshrink({0})", "jax": "({0} - jnp.tanh({0}))"}, spaces=('F',))
 op("logsigmoid", "LogSigmoidBackward0", logsigmoid, logsigmoid_vjp, reads="i", call="unary",
    method=False, emit={"torch": _F + "logsigmoid({0})", "jax": "jax.nn.log_sigmoid({0})"},
    spaces=('F',))
