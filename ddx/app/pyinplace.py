@@ -68,7 +68,14 @@ def write(ev, t: Tensor, new: Any) -> Tensor:
 
 
 def _is_view(t: Tensor) -> bool:
-    return t.value.base is not None or t.op == "select" and bool(t.inputs)
+    """Whether ``t`` is a view of another tensor: its memory is an input's (a kernel may hand
+    back a slice of a buffer of its own: that is no view), or it is a select (x[0] of a
+    vector is a 0-d copy in numpy, a view in PyTorch)."""
+    if t.op == "select" and t.inputs:
+        return True
+    if t.value.base is None:
+        return False
+    return any(np.may_share_memory(s.value, t.value) for s in t.inputs)
 
 
 def _write_back(ev, t: Tensor) -> None:
