@@ -10,13 +10,14 @@ from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import CALLS, OPS
 from . import calls_arith, calls_compare, calls_create, calls_layers, calls_linalg, calls_reduce, calls_shape
+from . import calls_more
 from .args import Evaluating, as_tensor, check_arity, params, unary_input
 from .tensor import Tensor
 from .values import weak
 
 # (their tables are merged below)
 CALL_MODULES = (calls_arith, calls_compare, calls_reduce, calls_linalg, calls_shape, calls_create,
-                calls_layers)
+                calls_layers, calls_more)
 
 __all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 

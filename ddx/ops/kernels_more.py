@@ -1,0 +1,246 @@
+"""Kernels for ddx/ops/rows_more.py: the orderings (sort, topk, argsort, median, mode), the
+tests (isnan, count_nonzero, nonzero, bucketize, searchsorted, bincount, histc) and the
+index-picking rules that scatter a gradient back to the elements an ordering picked.
+
+An ordering's rule recomputes its indices from the input's value (the primal part of a dual
+number, ``primal``), so a replay on new bindings picks the new elements."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels_shape import on_parts
+
+
+def primal(a) -> np.ndarray:
+    """An input's plain value: the primal part of a dual number, or the array itself."""
+    return np.asarray(getattr(a, "p", a))
+
+
+def _like(x, a):
+    """A tangent seen at every element of ``a`` (forward mode passes it unbroadcast)."""
+    return np.broadcast_to(x, np.shape(primal(a)))
+
+
+# --- orders ------------------------------------------------------------------------------------
+def order(a, dim: int = -1, descending: bool = False) -> np.ndarray:
+    """PyTorch's stable sort order along ``dim``: ties keep their places; nan is the largest
+    (last ascending, first descending); -0.0 and 0.0 are equal."""
+    a = primal(a)
+    if a.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    if a.dtype.kind == "b":
+        a = a.astype(np.int8)
+    elif a.dtype.kind == "u":
+        a = a.astype(np.int64)
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable").astype(np.int64)
+    moved = np.moveaxis(a, dim, -1)
+    if moved.dtype.kind == "f":
+        idx = np.lexsort((-moved, ~np.isnan(moved)), axis=-1)
+    else:
+        idx = np.lexsort((-moved.astype(np.int64),), axis=-1)
+    return np.moveaxis(idx, -1, dim).astype(np.int64)
+
+
+def picked(a, idx, dim):
+    """The elements at ``idx`` along ``dim`` (a 0-d input: itself)."""
+    if np.ndim(a) == 0:
+        return np.array(a, copy=True)
+    return np.take_along_axis(np.asarray(a), idx, axis=dim)
+
+
+def _scatter(g, shape, idx, dim):
+    out = np.zeros(shape, dtype=g.dtype if g.dtype.kind == "f" else np.float64)
+    if not shape:
+        return out + g
+    np.put_along_axis(out, idx, g, axis=dim)
+    return out
+
+
+def scatter_back(g, a, idx, dim):
+    """The gradient of picking ``idx`` along ``dim``: g put back at the picked places, 0
+    elsewhere (PyTorch's value_selecting_reduction_backward and sort's/topk's backward)."""
+    return on_parts(_scatter, g, np.shape(primal(a)), idx, dim)
+
+
+def sort_order(a, dim=-1, descending=False):
+    return order(a, dim, descending)
+
+
+def sort_values(a, *, dim=-1, descending=False):
+    return picked(a, order(a, dim, descending), dim)
+
+
+def sort_vjp(g, out, a, *, dim=-1, descending=False):
+    return scatter_back(g, a, order(a, dim, descending), dim)
+
+
+def sort_jvp(ts, out, a, *, dim=-1, descending=False):
+    return picked(_like(ts[0], a), order(a, dim, descending), dim)
+
+
+def topk_order(a, k, dim=-1, largest=True):
+    idx = order(a, dim, largest)
+    if np.ndim(idx) == 0:
+        return idx
+    return np.take(idx, np.arange(k), axis=dim)
+
+
+def topk_values(a, *, k, dim=-1, largest=True):
+    return picked(a, topk_order(a, k, dim, largest), dim)
+
+
+def topk_vjp(g, out, a, *, k, dim=-1, largest=True):
+    return scatter_back(g, a, topk_order(a, k, dim, largest), dim)
+
+
+def topk_jvp(ts, out, a, *, k, dim=-1, largest=True):
+    return picked(_like(ts[0], a), topk_order(a, k, dim, largest), dim)
+
+
+# --- median and mode ---------------------------------------------------------------------------
+def median_all(a):
+    """The lower median of every element; nan if there is one."""
+    flat = np.asarray(a).reshape(-1)
+    if flat.dtype.kind == "f" and np.isnan(flat).any():
+        return np.asarray(np.nan, dtype=flat.dtype)
+    return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])
+
+
+def _share_mask(a, out):
+    a, out = primal(a), primal(out)
+    if out.dtype.kind == "f" and np.isnan(out):
+        return np.isnan(a)
+    return a == out
+
+
+def median_all_vjp(g, out, a):
+    """PyTorch's evenly_distribute_backward: g shared among the elements equal to the median
+    (the nans, when it is nan): mask * (g / count)."""
+    mask = _share_mask(a, out)
+    return mask * (g / np.count_nonzero(mask))
+
+
+def median_all_jvp(ts, out, a):
+    mask = _share_mask(a, out)
+    return np.sum(_like(ts[0], a) * mask) / np.count_nonzero(mask)
+
+
+def median_order(a, dim):
+    """The index of each lower median along ``dim`` (kept as a size-1 dim); a row with a nan
+    gives its first nan."""
+    a = primal(a)
+    if a.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    n = a.shape[dim]
+    idx = np.take(order(a, dim), [(n - 1) // 2], axis=dim)
+    if a.dtype.kind == "f":
+        nan = np.isnan(a)
+        first = np.expand_dims(np.argmax(nan, axis=dim), dim)
+        idx = np.where(np.expand_dims(nan.any(axis=dim), dim), first, idx)
+    return idx.astype(np.int64)
+
+
+def mode_order(a, dim):
+    """torch.mode's index along ``dim``: the most frequent value (the smallest of equally
+    frequent ones), at its last place."""
+    a = primal(a)
+    if a.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    rows = np.moveaxis(a, dim, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    out = np.zeros(flat.shape[0], dtype=np.int64)
+    for r, row in enumerate(flat):
+        values, counts = np.unique(row, return_counts=True)
+        best = values[np.argmax(counts)]
+        same = (row == best) | (np.isnan(row) & np.isnan(best)) if row.dtype.kind == "f" \
+            else row == best
+        out[r] = np.flatnonzero(same)[-1]
+    idx = out.reshape(rows.shape[:-1] + (1,))
+    return np.moveaxis(idx, -1, dim)
+
+
+def _finder(name):
+    return {"median": median_order, "mode": mode_order}[name]
+
+
+def _squeeze(x, dim, keepdim):
+    return x if keepdim or np.ndim(x) == 0 else np.squeeze(x, dim)
+
+
+def chosen_index(a, *, how, dim, keepdim=False):
+    """median(dim)'s and mode's indices (int64)."""
+    return _squeeze(_finder(how)(a, dim), dim, keepdim)
+
+
+def chosen(a, *, how, dim, keepdim=False):
+    return _squeeze(picked(a, _finder(how)(a, dim), dim), dim, keepdim)
+
+
+def chosen_vjp(g, out, a, *, how, dim, keepdim=False):
+    idx = _finder(how)(a, dim)
+    if np.ndim(idx) and not keepdim:
+        g = on_parts(np.expand_dims, g, dim)
+    return scatter_back(g, a, idx, dim)
+
+
+def chosen_jvp(ts, out, a, *, how, dim, keepdim=False):
+    return _squeeze(picked(_like(ts[0], a), _finder(how)(a, dim), dim), dim, keepdim)
+
+
+# --- tests and counts (no gradient) -------------------------------------------------------------
+def count_nonzero(a, dim=None):
+    return np.asarray(np.count_nonzero(a, axis=dim), dtype=np.int64)
+
+
+def nonzero(a):
+    return np.argwhere(np.asarray(a)).astype(np.int64).reshape(-1, max(np.ndim(a), 0))
+
+
+def searchsorted(seq, values, right=False):
+    """torch.searchsorted(sorted_sequence, values, right=): along the last dim of each row."""
+    side = "right" if right else "left"
+    seq, values = np.asarray(seq), np.asarray(values)
+    if seq.ndim <= 1:
+        return np.searchsorted(seq.reshape(-1), values, side=side).astype(np.int64)
+    rows = seq.reshape(-1, seq.shape[-1])
+    vals = values.reshape(rows.shape[0], -1)
+    out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)])
+    return out.reshape(values.shape).astype(np.int64)
+
+
+def bucketize(a, boundaries, right=False):
+    return searchsorted(boundaries, a, right=right)
+
+
+def bincount(a, minlength=0):
+    return np.bincount(np.asarray(a, dtype=np.int64).reshape(-1),
+                       minlength=minlength).astype(np.int64)
+
+
+def bincount_weighted(a, w, minlength=0):
+    w = np.asarray(w)
+    dtype = w.dtype if w.dtype.kind == "f" else np.float64
+    return np.bincount(np.asarray(a, dtype=np.int64).reshape(-1), weights=w.reshape(-1),
+                       minlength=minlength).astype(dtype)
+
+
+def histc(a, bins=100, min=0.0, max=0.0):  # noqa: A002 - PyTorch's names
+    """torch.histc: ``bins`` equal bins over [min, max] (the data's range when both are 0);
+    elements outside are not counted; the last bin holds max. ATen's bin of x is
+    ``int((x - min) * bins / (max - min))`` in the input's dtype."""
+    a = np.asarray(a)
+    flat = a.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and flat.size:
+        lo, hi = float(np.min(flat)), float(np.max(flat))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    t = a.dtype.type
+    lo_t, hi_t = t(lo), t(hi)
+    keep = flat[(flat >= lo_t) & (flat <= hi_t)]
+    with np.errstate(all="ignore"):
+        pos = ((keep - lo_t) * t(bins) / (hi_t - lo_t)).astype(np.int64)
+    pos[pos == bins] = bins - 1
+    return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
