@@ -31,6 +31,7 @@ def _flag(node: Ast, given: dict, key: str, default: bool) -> bool:
 
 
 def _sorted_kw(a: Tensor, dim: int, descending: bool) -> dict:
+    """The kernels' keywords (the order is stable either way, as PyTorch's CPU sort's)."""
     kw = {"dim": dim}
     if descending:
         kw["descending"] = True
@@ -43,8 +44,9 @@ def call_sort(ev: Evaluating, node: Ast, args: list, kw: dict) -> ReturnTypes:
     given = bind(node, args, aliased(node, kw), ("input", "dim", "descending", "stable"))
     a = reduced_input(ev, node, given["input"])
     dim = _dim(ev, node, a, given.get("dim"))
-    _flag(node, given, "stable", False)
     skw = _sorted_kw(a, dim, _flag(node, given, "descending", False))
+    if given.get("stable") is not None:  # (the overload with stable: SortBackward1)
+        skw["stable"] = _flag(node, given, "stable", False)
     return ReturnTypes("sort", ("values", "indices"),
                        (ev.op("sort", node, [a], skw), ev.op("argsort", node, [a], skw)))
 

@@ -9,8 +9,16 @@ import numpy as np
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import CALLS, OPS
-from . import calls_arith, calls_compare, calls_create, calls_layers, calls_linalg, calls_reduce, calls_shape
-from . import calls_more
+from . import (
+    calls_arith,
+    calls_compare,
+    calls_create,
+    calls_layers,
+    calls_linalg,
+    calls_more,
+    calls_reduce,
+    calls_shape,
+)
 from .args import Evaluating, as_tensor, check_arity, params, unary_input
 from .tensor import Tensor
 from .values import weak

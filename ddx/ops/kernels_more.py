@@ -13,8 +13,21 @@ from .kernels_shape import on_parts
 
 
 def primal(a) -> np.ndarray:
-    """An input's plain value: the primal part of a dual number, or the array itself."""
-    return np.asarray(getattr(a, "p", a))
+    """An input's plain value: the primal part of a dual number, or the array itself (a
+    symbolic value, for a formula, is refused: an ordering's rule is no formula)."""
+    v = np.asarray(getattr(a, "p", a))
+    if v.dtype == object:
+        raise TypeError("no formula for an ordering's rule")
+    return v
+
+
+def no_gradient_of(i: int):
+    """The rule for input ``i`` of a result without a gradient (never run)."""
+    return lambda g, out, *inputs, **kw: np.zeros(np.shape(inputs[i]))
+
+
+def no_tangent(ts, out, *inputs, **kw):  # (a result without a gradient, of any inputs)
+    return np.zeros(np.shape(out))
 
 
 def _like(x, a):
@@ -64,19 +77,19 @@ def scatter_back(g, a, idx, dim):
     return on_parts(_scatter, g, np.shape(primal(a)), idx, dim)
 
 
-def sort_order(a, dim=-1, descending=False):
+def sort_order(a, dim=-1, descending=False, stable=False):
     return order(a, dim, descending)
 
 
-def sort_values(a, *, dim=-1, descending=False):
+def sort_values(a, *, dim=-1, descending=False, stable=False):
     return picked(a, order(a, dim, descending), dim)
 
 
-def sort_vjp(g, out, a, *, dim=-1, descending=False):
+def sort_vjp(g, out, a, *, dim=-1, descending=False, stable=False):
     return scatter_back(g, a, order(a, dim, descending), dim)
 
 
-def sort_jvp(ts, out, a, *, dim=-1, descending=False):
+def sort_jvp(ts, out, a, *, dim=-1, descending=False, stable=False):
     return picked(_like(ts[0], a), order(a, dim, descending), dim)
 
 

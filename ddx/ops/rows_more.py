@@ -22,14 +22,16 @@ from .kernels_more import (
     median_all,
     median_all_jvp,
     median_all_vjp,
+    no_gradient_of,
+    no_tangent,
     nonzero,
     searchsorted,
     sort_jvp,
     sort_order,
     sort_values,
     sort_vjp,
-    topk_order,
     topk_jvp,
+    topk_order,
     topk_values,
     topk_vjp,
 )
@@ -44,7 +46,6 @@ from .kernels_reduce import (
     ext_share_jvp,
     ext_share_vjp,
     no_gradient,
-    no_tangent,
     reduce_linear,
     variance,
     variance_jvp,
@@ -78,12 +79,13 @@ def _keep(t, text: str) -> str:
 # --- orderings: the picked values carry the gradient, their indices do not ---------------------
 def _emit_sort(args, t, lib):
     if lib == "torch":
-        return f"torch.sort({args[0]}{_kwargs(t, ('dim', 'descending'))}, stable=True).values"
+        return f"torch.sort({args[0]}{_kwargs(t, ('dim', 'descending', 'stable'))}).values"
     return (f"jnp.sort({args[0]}, axis={t.kw.get('dim', -1)}, stable=True, "
             f"descending={bool(t.kw.get('descending'))})")
 
 
 op("sort", "SortBackward0", sort_values, sort_vjp, jvp=sort_jvp, **_PICK,
+   variants={"stable": "SortBackward1"},
    kink=(lambda a, **kw: np.asarray(False), "tied values: the gradient follows the stable order"),
    emit={"torch": _emit_sort, "jax": _emit_sort},
    example=("sort(x, dim=1, descending=True)[0]", _MATRIX))
@@ -139,7 +141,7 @@ op("chosen_index", "", chosen_index, no_gradient, **_VALUE, dtype="int64", shown
    example=("median(x, 1)[1]", _MATRIX))
 op("argsort", "", sort_order, no_gradient, **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.argsort({args[0]}"
-                                        f"{_kwargs(t, ('dim', 'descending'))}, stable=True)"},
+                                        f"{_kwargs(t, ('dim', 'descending', 'stable'))})"},
    example=("argsort(x, dim=0, descending=True)", _MATRIX))
 op("topk_index", "", topk_order, no_gradient, **_VALUE, dtype="int64", shown="indices",
    emit={"torch": lambda args, t, lib: f"torch.topk({args[0]}, {t.kw['k']}"
@@ -192,11 +194,11 @@ op("count_nonzero", "", count_nonzero, no_gradient, **_VALUE, dtype="int64",
    example=("count_nonzero(x > 0.5, 1)", _MATRIX))
 op("nonzero", "", nonzero, no_gradient, **_VALUE, dtype="int64",
    emit={"torch": "torch.nonzero({0})"}, example=("nonzero(x > 0.5)", _MATRIX))
-op("searchsorted", "", searchsorted, no_gradient, no_gradient, **_VALUE, dtype="int64",
+op("searchsorted", "", searchsorted, no_gradient_of(0), no_gradient_of(1), **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.searchsorted({args[0]}, {args[1]}"
                                         f"{_kwargs(t, ('right',))})"},
    example=("searchsorted(sort(x)[0], y)", {"x": (5,), "y": (2, 3)}))
-op("bucketize", "", bucketize, no_gradient, no_gradient, **_VALUE, dtype="int64",
+op("bucketize", "", bucketize, no_gradient_of(0), no_gradient_of(1), **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.bucketize({args[0]}, {args[1]}"
                                         f"{_kwargs(t, ('right',))})"},
    example=("bucketize(x, sort(y)[0], right=True)", {"x": (2, 3), "y": (4,)}))
@@ -204,7 +206,7 @@ op("bincount", "", bincount, no_gradient, **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.bincount({args[0]}"
                                         f"{_kwargs(t, ('minlength',))})"},
    example=("bincount(argsort(x), minlength=5)", {"x": (3,)}))
-op("bincount_weighted", "", bincount_weighted, no_gradient, no_gradient, **_VALUE,
+op("bincount_weighted", "", bincount_weighted, no_gradient_of(0), no_gradient_of(1), **_VALUE,
    shown="bincount",
    emit={"torch": lambda args, t, lib: f"torch.bincount({args[0]}, {args[1]}"
                                         f"{_kwargs(t, ('minlength',))})"},
