@@ -71,7 +71,10 @@ def call_nanmean(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
                          f"got {_torch_type(a)}")
     dim = dim_arg(ev, node, a, given.get("dim"))
     keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
-    s = call_nansum(ev, node, [a], {k: v for k, v in kw.items() if k != "dtype"})
+    nkw: dict = {} if dim is None else {"dim": dim}
+    if keepdim:
+        nkw["keepdim"] = True
+    s = ev.op("nansum", node, [a], nkw)
     counted = np.sum(~np.isnan(a.value), axis=dim, keepdims=keepdim).astype(np.int64)
     n = Tensor(np.asarray(counted))
     n.const = True

@@ -70,10 +70,11 @@ def call_topk(ev: Evaluating, node: Ast, args: list, kw: dict) -> ReturnTypes:
     size = a.shape[dim] if a.value.ndim else 1
     if not 0 <= k <= size:
         raise fail(node, "selected index k out of range")
-    _flag(node, given, "sorted", True)
     tkw = {"k": k, "dim": dim}
     if not _flag(node, given, "largest", True):
         tkw["largest"] = False
+    if not _flag(node, given, "sorted", True):
+        tkw["sorted"] = False
     return ReturnTypes("topk", ("values", "indices"),
                        (ev.op("topk", node, [a], tkw), ev.op("topk_index", node, [a], tkw)))
 
@@ -279,7 +280,7 @@ def call_histc(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         raise fail(node, f"\"histogram_cpu\" not implemented for '{_torch_name(a.value)}'")
     bins = int_of(ev, node, given.get("bins", 100))
     if bins <= 0:
-        raise fail(node, "torch.histc(): bins must be > 0, but got "
+        raise fail(node, "torch.histogram(): bins must be > 0, but got "
                          f"{bins} for dimension 0")
     lo = number(node, "min", given["min"]) if given.get("min") is not None else 0.0
     hi = number(node, "max", given["max"]) if given.get("max") is not None else 0.0

@@ -9,6 +9,7 @@ import numpy as np
 from .kernels_more import primal
 from .kernels_reduce import expand, norm_vjp, total, vector_norm
 from .kernels_shape import on_parts
+from .rng_math import fma32, fma64
 
 
 def _plain(x) -> bool:
@@ -101,12 +102,23 @@ def taken_jvp(ts, o, a, *, index):
 
 
 # --- cross --------------------------------------------------------------------------------------
+def _times_minus(a, b, c, d):
+    """a*b - c*d as ATen's CPU cross kernel computes it: fma(a, b, -(c*d))."""
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.dtype.itemsize in (4, 8):
+        fma = fma32 if a.dtype == np.float32 else fma64
+        with np.errstate(all="ignore"):
+            r = np.asarray(fma(a, b, -(c * d))).astype(a.dtype)
+            plain = a * b - c * d  # (inf, nan and exact zeros: the plain products' answer)
+        return np.where(np.isfinite(r) & (r != 0), r, plain)
+    return a * b - c * d
+
+
 def _cross(a, b, dim):
     a, b = np.broadcast_arrays(a, b)
     i = [np.take(a, k, axis=dim) for k in range(3)]
     j = [np.take(b, k, axis=dim) for k in range(3)]
-    return np.stack([i[1] * j[2] - i[2] * j[1], i[2] * j[0] - i[0] * j[2],
-                     i[0] * j[1] - i[1] * j[0]], axis=dim)
+    return np.stack([_times_minus(i[1], j[2], i[2], j[1]), _times_minus(i[2], j[0], i[0], j[2]),
+                     _times_minus(i[0], j[1], i[1], j[0])], axis=dim)
 
 
 def crossed(a, b, *, dim=-1):

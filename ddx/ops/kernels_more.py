@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import stlsort
+from .kernels_reduce import expand, kept_value
 from .kernels_shape import on_parts
 
 
@@ -93,32 +95,88 @@ def sort_jvp(ts, out, a, *, dim=-1, descending=False, stable=False):
     return picked(_like(ts[0], a), order(a, dim, descending), dim)
 
 
-def topk_order(a, k, dim=-1, largest=True):
-    idx = order(a, dim, largest)
-    if np.ndim(idx) == 0:
-        return idx
-    return np.take(idx, np.arange(k), axis=dim)
+def _rows(a, dim):
+    """The 1-D rows along ``dim`` (as the last axis), and a function putting row results back."""
+    moved = np.moveaxis(a, dim, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+
+    def back(out: np.ndarray) -> np.ndarray:
+        return np.moveaxis(out.reshape(moved.shape[:-1] + (out.shape[-1],)), -1, dim)
+    return flat, back
 
 
-def topk_values(a, *, k, dim=-1, largest=True):
-    return picked(a, topk_order(a, k, dim, largest), dim)
+def _distinct(row: np.ndarray) -> bool:
+    """No two elements equal (-0.0 and 0.0 are; nans are): every order of them is the same."""
+    return np.unique(row).size == row.size
 
 
-def topk_vjp(g, out, a, *, k, dim=-1, largest=True):
-    return scatter_back(g, a, topk_order(a, k, dim, largest), dim)
+def _nan_first(x, y) -> bool:  # topk(largest): nan is the top, then the greater
+    return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
 
 
-def topk_jvp(ts, out, a, *, k, dim=-1, largest=True):
-    return picked(_like(ts[0], a), topk_order(a, k, dim, largest), dim)
+def _nan_last(x, y) -> bool:
+    return (x[0] == x[0] and y[0] != y[0]) or x[0] < y[0]
+
+
+def _topk_row(row: np.ndarray, k: int, largest: bool, ordered: bool) -> list:
+    """ATen's topk_impl_loop on one row: partial_sort when k * 64 <= n, else nth_element and
+    a sort of the first k - 1, on (value, index) pairs compared by value."""
+    queue = list(zip(row.tolist(), range(row.size)))
+    less = _nan_first if largest else _nan_last
+    if k * 64 <= row.size:
+        stlsort.partial_sort(queue, k, less)
+    else:
+        stlsort.nth_element(queue, k - 1, less)
+        if ordered:
+            stlsort.sort(queue, less, 0, k - 1)
+    return [j for _, j in queue[:k]]
+
+
+def topk_order(a, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
+    """topk's indices, as ATen's CPU kernel leaves them (ties included); a row without ties
+    (where every algorithm agrees) by numpy's sort."""
+    a = primal(a)
+    if a.ndim == 0 or k == 0:
+        return order(a, dim, largest) if a.ndim == 0 else np.take(order(a, dim), [], axis=dim)
+    flat, back = _rows(a, dim)
+    out = np.empty((flat.shape[0], k), dtype=np.int64)
+    for r, row in enumerate(flat):
+        if sorted and _distinct(row):
+            out[r] = order(row, 0, largest)[:k]
+        else:
+            out[r] = _topk_row(row, k, largest, sorted)
+    return back(out)
+
+
+def topk_values(a, *, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    return picked(a, topk_order(a, k, dim, largest, sorted), dim)
+
+
+def topk_vjp(g, out, a, *, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    return scatter_back(g, a, topk_order(a, k, dim, largest, sorted), dim)
+
+
+def topk_jvp(ts, out, a, *, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    return picked(_like(ts[0], a), topk_order(a, k, dim, largest, sorted), dim)
 
 
 # --- median and mode ---------------------------------------------------------------------------
 def median_all(a):
-    """The lower median of every element; nan if there is one."""
+    """The lower median of every element; nan if there is one. ATen puts it in place with
+    std::nth_element on the values: equal values are the same bits, except -0.0 and 0.0,
+    whose sign there is nth_element's (its steps, in stlsort, when both are present)."""
     flat = np.asarray(a).reshape(-1)
     if flat.dtype.kind == "f" and np.isnan(flat).any():
         return np.asarray(np.nan, dtype=flat.dtype)
-    return np.asarray(np.sort(flat, kind="stable")[(flat.size - 1) // 2])
+    mid = (flat.size - 1) // 2
+    value = np.sort(flat, kind="stable")[mid]
+    if flat.dtype.kind == "f" and value == 0 and (flat == 0).any():
+        zeros = np.signbit(flat[flat == 0])
+        if zeros.any() and not zeros.all():
+            items = flat.tolist()
+            stlsort.nth_element(items, mid, lambda x, y: x < y)
+            value = flat.dtype.type(items[mid])
+    return np.asarray(value)
 
 
 def _share_mask(a, out):
@@ -129,10 +187,10 @@ def _share_mask(a, out):
 
 
 def median_all_vjp(g, out, a):
-    """PyTorch's evenly_distribute_backward: g shared among the elements equal to the median
-    (the nans, when it is nan): mask * (g / count)."""
+    """PyTorch's evenly_distribute_backward on the CPU: zeros, with g / count put where the
+    input equals the median (the nans, when it is nan): +0.0 elsewhere, whatever g's sign."""
     mask = _share_mask(a, out)
-    return mask * (g / np.count_nonzero(mask))
+    return np.where(mask, g / np.count_nonzero(mask), 0.0)
 
 
 def median_all_jvp(ts, out, a):
@@ -155,23 +213,34 @@ def median_order(a, dim):
     return idx.astype(np.int64)
 
 
+def _by_value(x, y) -> bool:
+    return x[0] < y[0]
+
+
 def mode_order(a, dim):
-    """torch.mode's index along ``dim``: the most frequent value (the smallest of equally
-    frequent ones), at its last place."""
+    """torch.mode's index along ``dim``, as ATen's CPU kernel finds it: (value, index) pairs
+    put in order by std::sort on the values, then the longest run of equal values (the first
+    such run), at the index of its last pair."""
     a = primal(a)
     if a.ndim == 0:
         return np.zeros((), dtype=np.int64)
-    rows = np.moveaxis(a, dim, -1)
-    flat = rows.reshape(-1, rows.shape[-1])
-    out = np.zeros(flat.shape[0], dtype=np.int64)
+    flat, back = _rows(a, dim)
+    out = np.empty((flat.shape[0], 1), dtype=np.int64)
     for r, row in enumerate(flat):
-        values, counts = np.unique(row, return_counts=True)
-        best = values[np.argmax(counts)]
-        same = (row == best) | (np.isnan(row) & np.isnan(best)) if row.dtype.kind == "f" \
-            else row == best
-        out[r] = np.flatnonzero(same)[-1]
-    idx = out.reshape(rows.shape[:-1] + (1,))
-    return np.moveaxis(idx, -1, dim)
+        if _distinct(row):  # (every run is one long: the smallest value's)
+            out[r, 0] = order(row, 0)[0]
+            continue
+        pairs = list(zip(row.tolist(), range(row.size)))
+        stlsort.sort(pairs, _by_value)
+        best, run, pick = 0, 0, 0
+        for i, (value, j) in enumerate(pairs):
+            run += 1
+            if i == len(pairs) - 1 or value != pairs[i + 1][0]:
+                if run > best:
+                    best, pick = run, j
+                run = 0
+        out[r, 0] = pick
+    return back(out)
 
 
 def _finder(name):
@@ -227,22 +296,44 @@ def bucketize(a, boundaries, right=False):
     return searchsorted(boundaries, a, right=right)
 
 
+def _whole(a) -> np.ndarray:
+    """Whole numbers (a one-liner's literals are floats) as int64."""
+    a = np.asarray(a)
+    return (np.rint(a) if a.dtype.kind == "f" else a).astype(np.int64).reshape(-1)
+
+
+def share_vjp(g, out, a, dim=None, keepdim=False):
+    """aminmax's rule, PyTorch's scale_grad_by_count: (g / count) * mask, the elements equal
+    to the result sharing it (in that order of operations, for the same last bit)."""
+    mask = primal(a) == kept_value(primal(out), np.shape(primal(a)), dim, keepdim)
+    n = np.sum(mask, axis=dim, keepdims=True)
+    return (expand(g, np.shape(mask), dim, keepdim) / n) * mask
+
+
+def share_jvp(ts, out, a, dim=None, keepdim=False):
+    mask = a == kept_value(out, np.shape(a), dim, keepdim)
+    t = np.broadcast_to(ts[0], np.shape(a))
+    return np.sum(t * (mask / np.sum(mask, axis=dim, keepdims=True)), axis=dim,
+                  keepdims=keepdim)
+
+
 def bincount(a, minlength=0):
-    return np.bincount(np.asarray(a, dtype=np.int64).reshape(-1),
+    return np.bincount(_whole(a),
                        minlength=minlength).astype(np.int64)
 
 
 def bincount_weighted(a, w, minlength=0):
     w = np.asarray(w)
     dtype = w.dtype if w.dtype.kind == "f" else np.float64
-    return np.bincount(np.asarray(a, dtype=np.int64).reshape(-1), weights=w.reshape(-1),
+    return np.bincount(_whole(a), weights=w.reshape(-1),
                        minlength=minlength).astype(dtype)
 
 
 def histc(a, bins=100, min=0.0, max=0.0):  # noqa: A002 - PyTorch's names
     """torch.histc: ``bins`` equal bins over [min, max] (the data's range when both are 0);
-    elements outside are not counted; the last bin holds max. ATen's bin of x is
-    ``int((x - min) * bins / (max - min))`` in the input's dtype."""
+    elements outside are not counted; the last bin holds max. An element's bin is
+    ``int((x - min) * bins / (max - min))`` (histc's LINEAR_INTERPOLATION, without the
+    local search of the edges that torch.histogram does)."""
     a = np.asarray(a)
     flat = a.reshape(-1)
     lo, hi = float(min), float(max)
@@ -251,9 +342,12 @@ def histc(a, bins=100, min=0.0, max=0.0):  # noqa: A002 - PyTorch's names
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     t = a.dtype.type
-    lo_t, hi_t = t(lo), t(hi)
-    keep = flat[(flat >= lo_t) & (flat <= hi_t)]
+    first, last = t(lo), t(hi)  # (the ends of linspace(min, max, bins + 1): exact)
+    if not np.isfinite(last - first):  # (a range past the dtype's largest: ATen counts none)
+        return np.zeros(bins, dtype=a.dtype)
+    keep = flat[(flat >= first) & (flat <= last)]
     with np.errstate(all="ignore"):
-        pos = ((keep - lo_t) * t(bins) / (hi_t - lo_t)).astype(np.int64)
+        guess = (keep - first) * t(bins) / (last - first)
+    pos = np.clip(np.where(np.isfinite(guess), guess, 0), 0, bins).astype(np.int64)
     pos[pos == bins] = bins - 1
     return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)

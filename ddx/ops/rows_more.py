@@ -26,6 +26,8 @@ from .kernels_more import (
     no_tangent,
     nonzero,
     searchsorted,
+    share_jvp,
+    share_vjp,
     sort_jvp,
     sort_order,
     sort_values,
@@ -43,8 +45,6 @@ from .kernels_reduce import (
     deviation,
     deviation_jvp,
     deviation_vjp,
-    ext_share_jvp,
-    ext_share_vjp,
     no_gradient,
     reduce_linear,
     variance,
@@ -94,7 +94,8 @@ op("sort", "SortBackward0", sort_values, sort_vjp, jvp=sort_jvp, **_PICK,
 def _emit_topk(args, t, lib):
     k, dim, largest = t.kw["k"], t.kw.get("dim", -1), t.kw.get("largest", True)
     if lib == "torch":
-        return f"torch.topk({args[0]}, {k}, dim={dim}, largest={largest}).values"
+        ordered = t.kw.get("sorted", True)
+        return f"torch.topk({args[0]}, {k}, dim={dim}, largest={largest}, sorted={ordered}).values"
     return (f"jnp.take(jnp.sort({args[0]}, axis={dim}, stable=True, descending={largest}), "
             f"jnp.arange({k}), axis={dim})")
 
@@ -145,7 +146,7 @@ op("argsort", "", sort_order, no_gradient, **_VALUE, dtype="int64",
    example=("argsort(x, dim=0, descending=True)", _MATRIX))
 op("topk_index", "", topk_order, no_gradient, **_VALUE, dtype="int64", shown="indices",
    emit={"torch": lambda args, t, lib: f"torch.topk({args[0]}, {t.kw['k']}"
-                                        f"{_kwargs(t, ('dim', 'largest'))}).indices"},
+                                        f"{_kwargs(t, ('dim', 'largest', 'sorted'))}).indices"},
    example=("topk(x, 2, largest=False)[1]", _MATRIX))
 
 
@@ -161,11 +162,11 @@ def _emit_pair(torch_name, field, jax_name, params=("dim", "keepdim")):
     return emit
 
 
-op("aminmax_min", "AminmaxBackward0", amin, ext_share_vjp, jvp=ext_share_jvp, **_PICK,
+op("aminmax_min", "AminmaxBackward0", amin, share_vjp, jvp=share_jvp, **_PICK,
    shown="aminmax", emit={"torch": _emit_pair("aminmax", 0, "min"),
                           "jax": _emit_pair("aminmax", 0, "min")},
    example=("aminmax(x, dim=1)[0]", _MATRIX))
-op("aminmax_max", "AminmaxBackward0", amax, ext_share_vjp, jvp=ext_share_jvp, **_PICK,
+op("aminmax_max", "AminmaxBackward0", amax, share_vjp, jvp=share_jvp, **_PICK,
    shown="aminmax", emit={"torch": _emit_pair("aminmax", 1, "max"),
                           "jax": _emit_pair("aminmax", 1, "max")},
    example=("aminmax(x)[1]", _MATRIX))
