@@ -37,6 +37,7 @@ from .kernels_misc import (
     times,
 )
 from .kernels_more import no_gradient_of, no_tangent
+from .kernels_special import digamma, digamma_jvp, digamma_vjp, erfinv, lgamma, lgamma_jvp, lgamma_vjp
 from .table import op
 
 _MATRIX = {"x": (2, 3)}
@@ -102,3 +103,40 @@ def _jax_dist(args, p: float) -> str:
     if p == 2:
         return f"jnp.sqrt(jnp.sum({d} * {d}))"
     return f"(jnp.sum(jnp.abs({d}) ** {p!r}) ** {1 / p!r})"
+
+
+# --- special functions: element by element as ATen (kernels_special.py); their rules call
+# digamma/trigamma, which no formula writes, so they are not elementwise rows for formulas --
+_SQRT_PI_HALF = 0.5 * math.sqrt(math.pi)
+
+
+def _jax_digamma(args, t, lib) -> str:
+    """jax's digamma, with ATen's trigamma as its derivative (ATen's series, six steps up from
+    x, is ~1e-10 from the exact value that jax's polygamma(1, x) gives; past 1/2)."""
+    x = args[0]
+    f = f"jax.lax.stop_gradient({x})"
+    up = f"({f} + 6.0)"
+    ixx = f"(1 / {up} ** 2)"
+    steps = " + ".join(f"1 / ({f} + {i}.0) ** 2" for i in range(6))
+    trigamma = (f"({steps} + (1 + 1 / (2 * {up}) + {ixx} * (1 / 6 - {ixx} * (1 / 30 - {ixx} / "
+                f"42))) / {up})")
+    slope = f"jnp.where({f} < 0.5, jax.scipy.special.polygamma(1, {f}), {trigamma})"
+    return (f"(jax.scipy.special.digamma({x}) + ({x} - {f}) * "
+            f"({slope} - jax.scipy.special.polygamma(1, {f})))")
+
+
+op("lgamma", "LgammaBackward0", lgamma, lgamma_vjp, jvp=lgamma_jvp, elementwise=False,
+   reads="i", call="unary", domain=(0.5, 3.0),
+   hint="lgamma has poles at 0 and the negative integers",
+   emit={"torch": "torch.lgamma({0})", "jax": "jax.scipy.special.gammaln({0})"},
+   example=("lgamma(x)", {}))
+op("digamma", "DigammaBackward0", digamma, digamma_vjp, jvp=digamma_jvp, elementwise=False,
+   reads="i", call="unary", domain=(0.5, 3.0), spaces=("torch", "Tensor", "special"),
+   hint="digamma has poles at 0 and the negative integers",
+   emit={"torch": "torch.digamma({0})", "jax": _jax_digamma},
+   example=("digamma(x)", {}))
+op("erfinv", "ErfinvBackward0", erfinv, lambda g, o, a: _SQRT_PI_HALF * np.exp(o * o) * g,
+   reads="o", call="unary", domain=(-0.9, 0.9), spaces=("torch", "Tensor", "special"),
+   hint="erfinv is infinite at -1 and 1 and nan outside them",
+   emit={"torch": "torch.erfinv({0})", "jax": "jax.scipy.special.erfinv({0})"},
+   example=("erfinv(x)", {}))
