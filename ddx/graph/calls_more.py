@@ -297,13 +297,33 @@ def call_histc(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("histc", node, [a], hkw)
 
 
+def call_unique(ev: Evaluating, node: Ast, args: list, kw: dict) -> Any:
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None): the
+    values, in order (sorted=False too, as ATen's CPU kernel gives them), and the inverse
+    indices and counts when asked for (a tuple then)."""
+    given = bind(node, args, aliased(node, kw), ("input", "sorted", "return_inverse",
+                                                  "return_counts", "dim"))
+    a = tensor_arg(ev, node, given["input"])
+    for key in ("sorted", "return_inverse", "return_counts"):
+        _flag(node, given, key, False)
+    ukw: dict = {}
+    if given.get("dim") is not None:
+        ukw["dim"] = dim_of(ev, node, given["dim"], a.value.ndim)
+    out = [ev.op("unique", node, [a], ukw)]
+    if _flag(node, given, "return_inverse", False):
+        out.append(ev.op("unique_inverse", node, [a], ukw))
+    if _flag(node, given, "return_counts", False):
+        out.append(ev.op("unique_counts", node, [a], ukw))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 NAMED: dict = {
     "sort": call_sort, "argsort": call_argsort, "topk": call_topk, "median": call_median,
     "mode": call_mode, "aminmax": call_aminmax, "var_mean": _with_mean("var"),
     "std_mean": _with_mean("std"), "isnan": _test("isnan"), "isinf": _test("isinf"),
     "isfinite": _test("isfinite"), "count_nonzero": call_count_nonzero, "nonzero": call_nonzero,
     "searchsorted": call_searchsorted, "bucketize": call_bucketize, "bincount": call_bincount,
-    "histc": call_histc,
+    "histc": call_histc, "unique": call_unique,
 }
 NAMED_SPACES: dict = {name: ("torch", "Tensor") for name in NAMED}
 NAMED_SPACES.update({"var_mean": ("torch",), "std_mean": ("torch",), "searchsorted": ("torch",),

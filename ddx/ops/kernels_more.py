@@ -351,3 +351,70 @@ def histc(a, bins=100, min=0.0, max=0.0):  # noqa: A002 - PyTorch's names
     pos = np.clip(np.where(np.isfinite(guess), guess, 0), 0, bins).astype(np.int64)
     pos[pos == bins] = bins - 1
     return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
+
+
+# --- unique ---------------------------------------------------------------------------------------
+def _runs(a, dim):
+    """The stable sort of ``a`` (flattened, or of its slices along ``dim``), and where each
+    run of equal elements starts (nan is never equal to anything, as in ATen)."""
+    a = np.asarray(a)
+    if dim is None:
+        flat = a.reshape(-1)
+        idx = np.argsort(flat, kind="stable")
+        s = flat[idx]
+        new = np.ones(s.size, dtype=bool)
+        new[1:] = s[1:] != s[:-1]
+        return idx, new
+    moved = np.moveaxis(a, dim, 0).reshape(a.shape[dim], -1)
+    idx = np.lexsort(moved.T[::-1]) if moved.shape[1] else np.arange(moved.shape[0])
+    s = moved[idx]
+    new = np.ones(s.shape[0], dtype=bool)
+    new[1:] = (s[1:] != s[:-1]).any(axis=1)
+    return idx, new
+
+
+def unique(a, dim=None):
+    idx, new = _runs(a, dim)
+    if dim is None:
+        return np.asarray(a).reshape(-1)[idx[new]]
+    return np.take(np.asarray(a), idx[new], axis=dim)
+
+
+def unique_inverse(a, dim=None):
+    idx, new = _runs(a, dim)
+    inverse = np.empty(idx.size, dtype=np.int64)
+    inverse[idx] = np.cumsum(new) - 1
+    return inverse.reshape(np.shape(a)) if dim is None else inverse
+
+
+def unique_counts(a, dim=None):
+    _, new = _runs(a, dim)
+    return np.diff(np.append(np.flatnonzero(new), new.size)).astype(np.int64)
+
+
+def unique_vjp(g, out, a, dim=None):
+    """(Never run: PyTorch's unique has no derivative.) The values' gradient as the gather it
+    is, g put at the first element of each run."""
+    idx, new = _runs(primal(a), dim)
+    grad = np.zeros(np.size(primal(a)))
+    if dim is None:
+        grad[idx[new]] = np.asarray(g).reshape(-1)
+    return grad.reshape(np.shape(primal(a)))
+
+
+def bincount_weights_vjp(g, out, a, w, minlength=0):
+    """(Never run: PyTorch's bincount has no derivative.) d out[i] / d w[j] = [a[j] == i]."""
+    return np.asarray(g)[np.clip(_whole(a), 0, np.size(g) - 1)]
+
+
+def unique_jvp(ts, out, a, dim=None):
+    idx, new = _runs(primal(a), dim)
+    if dim is not None:
+        return np.zeros(np.shape(out))
+    return np.broadcast_to(ts[0], np.shape(a)).reshape(-1)[idx[new]]
+
+
+def bincount_jvp(ts, out, a, w, minlength=0):
+    if len(ts) < 2 or ts[1] is None:
+        return np.zeros(np.shape(out))
+    return bincount_weighted(a, np.broadcast_to(ts[1], np.shape(w)), minlength)

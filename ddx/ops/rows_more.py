@@ -11,7 +11,9 @@ import numpy as np
 from .emit_reduce import emit_reduction
 from .kernels_more import (
     bincount,
+    bincount_jvp,
     bincount_weighted,
+    bincount_weights_vjp,
     bucketize,
     chosen,
     chosen_index,
@@ -36,6 +38,11 @@ from .kernels_more import (
     topk_order,
     topk_values,
     topk_vjp,
+    unique,
+    unique_counts,
+    unique_inverse,
+    unique_jvp,
+    unique_vjp,
 )
 from .kernels_reduce import (
     amax,
@@ -112,7 +119,8 @@ def _emit_median_all(args, t, lib):
     return f"jnp.sort(jnp.ravel({args[0]}))[{(n - 1) // 2}]"
 
 
-op("median_all", "MedianBackward0", median_all, median_all_vjp, jvp=median_all_jvp, **_PICK,
+op("median_all", "MedianBackward0", median_all, median_all_vjp, jvp=median_all_jvp,
+   elementwise=False,
    shown="median", emit={"torch": _emit_median_all, "jax": _emit_median_all},
    example=("median(x)", _MATRIX))
 
@@ -162,18 +170,19 @@ def _emit_pair(torch_name, field, jax_name, params=("dim", "keepdim")):
     return emit
 
 
-op("aminmax_min", "AminmaxBackward0", amin, share_vjp, jvp=share_jvp, **_PICK,
+op("aminmax_min", "AminmaxBackward0", amin, share_vjp, jvp=share_jvp, elementwise=False,
    shown="aminmax", emit={"torch": _emit_pair("aminmax", 0, "min"),
                           "jax": _emit_pair("aminmax", 0, "min")},
    example=("aminmax(x, dim=1)[0]", _MATRIX))
-op("aminmax_max", "AminmaxBackward0", amax, share_vjp, jvp=share_jvp, **_PICK,
+op("aminmax_max", "AminmaxBackward0", amax, share_vjp, jvp=share_jvp, elementwise=False,
    shown="aminmax", emit={"torch": _emit_pair("aminmax", 1, "max"),
                           "jax": _emit_pair("aminmax", 1, "max")},
    example=("aminmax(x)[1]", _MATRIX))
 for _name, _spread, _vjp, _jvp in (("var", variance, variance_vjp, variance_jvp),
                                    ("std", deviation, deviation_vjp, deviation_jvp)):
     _grad_fn = f"{_name.capitalize()}MeanBackward0"
-    op(f"{_name}_mean_{_name}", _grad_fn, _spread, _vjp, jvp=_jvp, **_PICK, shown=f"{_name}_mean",
+    op(f"{_name}_mean_{_name}", _grad_fn, _spread, _vjp, jvp=_jvp, elementwise=False,
+       reads="i" if _name == "var" else "io", shown=f"{_name}_mean",
        emit={"torch": _emit_pair(f"{_name}_mean", 0, _name),
              "jax": _emit_pair(f"{_name}_mean", 0, _name)},
        example=(f"{_name}_mean(x, 1)[0]", _MATRIX))
@@ -194,7 +203,7 @@ op("count_nonzero", "", count_nonzero, no_gradient, **_VALUE, dtype="int64",
    emit={"torch": emit_reduction("torch.count_nonzero", "jnp.count_nonzero")},
    example=("count_nonzero(x > 0.5, 1)", _MATRIX))
 op("nonzero", "", nonzero, no_gradient, **_VALUE, dtype="int64",
-   emit={"torch": "torch.nonzero({0})"}, example=("nonzero(x > 0.5)", _MATRIX))
+   emit={"torch": "torch.nonzero({0})"}, example=("nonzero(x)", _MATRIX))
 op("searchsorted", "", searchsorted, no_gradient_of(0), no_gradient_of(1), **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.searchsorted({args[0]}, {args[1]}"
                                         f"{_kwargs(t, ('right',))})"},
@@ -207,8 +216,8 @@ op("bincount", "", bincount, no_gradient, **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.bincount({args[0]}"
                                         f"{_kwargs(t, ('minlength',))})"},
    example=("bincount(argsort(x), minlength=5)", {"x": (3,)}))
-op("bincount_weighted", "", bincount_weighted, no_gradient_of(0), no_gradient_of(1), **_VALUE,
-   shown="bincount",
+op("bincount_weighted", "", bincount_weighted, no_gradient_of(0), bincount_weights_vjp,
+   **dict(_VALUE, jvp=bincount_jvp, reads="i"), shown="bincount",
    emit={"torch": lambda args, t, lib: f"torch.bincount({args[0]}, {args[1]}"
                                         f"{_kwargs(t, ('minlength',))})"},
    example=("bincount(argsort(x), y)", {"x": (3,), "y": (3,)}))
@@ -216,3 +225,13 @@ op("histc", "", histc, no_gradient, **_VALUE,
    emit={"torch": lambda args, t, lib: f"torch.histc({args[0]}"
                                         f"{_kwargs(t, ('bins', 'min', 'max'))})"},
    example=("histc(x, bins=4, min=-1, max=1)", {"x": (9,)}))
+for _name, _fn, _dtype in (("unique", unique, "same"), ("unique_inverse", unique_inverse, "int64"),
+                           ("unique_counts", unique_counts, "int64")):
+    _part = {"unique": "[0]", "unique_inverse": "[1]", "unique_counts": "[2]"}[_name]
+    _rules = dict(jvp=unique_jvp, reads="i") if _name == "unique" else {}
+    op(_name, "", _fn, unique_vjp if _name == "unique" else no_gradient,
+       **dict(_VALUE, **_rules), dtype=_dtype, shown="unique",
+       emit={"torch": lambda args, t, lib, _part=_part:
+             f"torch.unique({args[0]}, return_inverse=True, return_counts=True"
+             f"{_kwargs(t, ('dim',))}){_part}"},
+       example=(f"unique(x, return_inverse=True, return_counts=True){_part}", _MATRIX))
