@@ -273,6 +273,32 @@ def test_functions_without_gradient_give_pytorchs_values_and_no_grad_fn(source, 
         _same_bits(g.output.value, theirs.numpy(), source)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_unique_is_pytorchs(dtype):
+    torch = torch_or_skip()
+    x = np.array([3.0, 1.0, 2.0, 1.0, np.nan, 0.0, -0.0, np.nan, 3.0, -0.0, 2.0])
+    m = RNG.integers(0, 3, (6, 4)).astype(float)
+    for source, fn, data in [
+            ("unique(x)", lambda t, x: t.unique(x), x),
+            ("x.unique(sorted=False)", lambda t, x: x.unique(sorted=False), x),
+            ("torch.unique(x, return_inverse=True, return_counts=True)[0]",
+             lambda t, x: t.unique(x, return_inverse=True, return_counts=True)[0], x),
+            ("torch.unique(x, return_inverse=True, return_counts=True)[1]",
+             lambda t, x: t.unique(x, return_inverse=True, return_counts=True)[1], x),
+            ("torch.unique(x, return_counts=True)[1]",
+             lambda t, x: t.unique(x, return_counts=True)[1], x),
+            ("torch.unique(x, dim=0, return_inverse=True)[0]",
+             lambda t, x: t.unique(x, dim=0, return_inverse=True)[0], m),
+            ("torch.unique(x, dim=1, return_inverse=True)[1]",
+             lambda t, x: t.unique(x, dim=1, return_inverse=True)[1], m),
+            ("torch.unique(x, dim=0, return_counts=True)[1]",
+             lambda t, x: t.unique(x, dim=0, return_counts=True)[1], m)]:
+        theirs = fn(torch, torch.tensor(data, dtype=getattr(torch, dtype)))
+        g = ddx.trace(source, dtype=dtype, x=data)
+        assert g.output.grad_fn is None
+        _same_bits(g.output.value, theirs.numpy(), source)
+
+
 def test_bincount_is_pytorchs():
     torch = torch_or_skip()
     idx = RNG.integers(0, 6, 40)

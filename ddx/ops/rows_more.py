@@ -9,25 +9,32 @@ from __future__ import annotations
 import numpy as np
 
 from .emit_reduce import emit_reduction
-from .kernels_more import (
+from .kernels_count import (
     bincount,
     bincount_jvp,
     bincount_weighted,
     bincount_weights_vjp,
     bucketize,
+    count_nonzero,
+    histc,
+    nonzero,
+    searchsorted,
+    unique,
+    unique_counts,
+    unique_inverse,
+    unique_jvp,
+    unique_vjp,
+)
+from .kernels_more import (
     chosen,
     chosen_index,
     chosen_jvp,
     chosen_vjp,
-    count_nonzero,
-    histc,
     median_all,
     median_all_jvp,
     median_all_vjp,
     no_gradient_of,
     no_tangent,
-    nonzero,
-    searchsorted,
     share_jvp,
     share_vjp,
     sort_jvp,
@@ -38,11 +45,6 @@ from .kernels_more import (
     topk_order,
     topk_values,
     topk_vjp,
-    unique,
-    unique_counts,
-    unique_inverse,
-    unique_jvp,
-    unique_vjp,
 )
 from .kernels_reduce import (
     amax,
