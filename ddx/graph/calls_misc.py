@@ -201,8 +201,53 @@ def call_scatter(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("scatter_value", node, [a], dict(skw, value=number(node, "value", src)))
 
 
-NAMED: dict = {"nansum": call_nansum, "nanmean": call_nanmean, "positive": call_positive,
+def call_cdist(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """cdist(x1, x2, p=2.0): one CdistBackward0 node (PyTorch takes a matrix-product path,
+    other nodes, for p=2 past 25 rows; ddx records CdistBackward0 there too)."""
+    given = bind(node, args, aliased(node, kw), ("x1", "x2", "p", "compute_mode"), required=2)
+    a, b = (tensor_arg(ev, node, given[k]) for k in ("x1", "x2"))
+    if a.value.ndim < 2 or b.value.ndim < 2:
+        raise fail(node, f"cdist only supports at least 2D tensors, X1 got: {a.value.ndim}D")
+    if a.shape[-1] != b.shape[-1]:
+        raise fail(node, f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} "
+                         f"X2: {b.shape[-1]}")
+    p = number(node, "p", given["p"]) if given.get("p") is not None else 2.0
+    if p < 0:
+        raise fail(node, f"cdist only supports non-negative p values, got {p:g}")
+    if a.value.ndim != 2 or b.value.ndim != 2:
+        if a.shape[:-2] != b.shape[:-2]:
+            raise fail(node, "cdist: the batch dimensions of x1 and x2 must match in ddx")
+    return ev.op("cdist", node, [a, b], {"p": p} if p != 2 else {})
+
+
+def call_baddbmm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    given = bind(node, args, aliased(node, kw), ("input", "batch1", "batch2", "beta", "alpha"),
+                 required=3)
+    a, b1, b2 = (tensor_arg(ev, node, given[k]) for k in ("input", "batch1", "batch2"))
+    if b1.value.ndim != 3 or b2.value.ndim != 3:
+        raise fail(node, "batch1 must be a 3D tensor" if b1.value.ndim != 3 else
+                   "batch2 must be a 3D tensor")
+    if b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
+        raise fail(node, f"Expected size for first two dimensions of batch2 tensor to be: "
+                         f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, "
+                         f"{b2.shape[1]}].")
+    out = (b1.shape[0], b1.shape[1], b2.shape[2])
+    try:
+        np.broadcast_shapes(a.shape, out)
+    except ValueError:
+        raise fail(node, f"The expanded size of the tensor ({out[-1]}) must match the existing "
+                         f"size ({a.shape[-1]}) at non-singleton dimension 2.") from None
+    bkw = {}
+    for key in ("beta", "alpha"):
+        if given.get(key) is not None:
+            bkw[key] = number(node, key, given[key])
+    return ev.op("baddbmm", node, [a, b1, b2], bkw)
+
+
+NAMED: dict = {"cdist": call_cdist, "baddbmm": call_baddbmm, "nansum": call_nansum,
+               "nanmean": call_nanmean, "positive": call_positive,
                "floor_divide": call_floor_divide, "dist": call_dist, "cross": call_cross,
                "take": call_take, "rot90": call_rot90, "scatter": call_scatter}
 NAMED_SPACES: dict = {name: ("torch", "Tensor") for name in NAMED}
 NAMED_SPACES["cross"] = ("torch", "Tensor", "linalg")
+NAMED_SPACES["cdist"] = ("torch",)

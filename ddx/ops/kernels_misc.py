@@ -216,3 +216,74 @@ def dist_jvp(ts, o, a, b, p=2.0):
     t = np.broadcast_to(np.asarray(ta) - np.asarray(tb), np.broadcast_shapes(np.shape(a),
                                                                              np.shape(b)))
     return np.sum(t * norm_vjp(np.ones(np.shape(o)), o, a - b, p))
+
+
+# --- cdist: the p-norm distance of every row of a to every row of b ---------------------------
+def _pairs(a, b):
+    return np.expand_dims(a, -2) - np.expand_dims(b, -3)
+
+
+def pairwise(a, b, p=2.0):
+    return vector_norm(_pairs(np.asarray(a), np.asarray(b)), p, dim=-1)
+
+
+def _per_pair(g, o, a, b, p):
+    """The norm's rule on each difference (PyTorch's _cdist_backward)."""
+    d = _pairs(a, b)
+    return norm_vjp(g, o, d, p, dim=(np.ndim(d) - 1,))
+
+
+def pairwise_vjp_a(g, o, a, b, p=2.0):  # (summed over b's rows)
+    return np.sum(_per_pair(g, o, a, b, p), axis=-2)
+
+
+def pairwise_vjp_b(g, o, a, b, p=2.0):
+    return -np.sum(_per_pair(g, o, a, b, p), axis=-3)
+
+
+def pairwise_jvp(ts, o, a, b, p=2.0):
+    ta = np.zeros(np.shape(a)) if ts[0] is None else np.broadcast_to(ts[0], np.shape(a))
+    tb = np.zeros(np.shape(b)) if ts[1] is None else np.broadcast_to(ts[1], np.shape(b))
+    return np.sum(_pairs(ta, tb) * _per_pair(np.ones(np.shape(o)), o, a, b, p), axis=-1)
+
+
+# --- baddbmm: beta * input + alpha * (batch1 @ batch2) -----------------------------------------
+def _t(x):
+    return np.transpose(x, (0, 2, 1))
+
+
+def batched_add(a, b1, b2, *, beta=1.0, alpha=1.0):
+    prod = np.matmul(b1, b2)
+    if alpha != 1:
+        prod = prod * np.asarray(alpha, dtype=prod.dtype)
+    if beta == 0:  # (ATen: the input is ignored, nan and inf too)
+        return prod + np.zeros(np.shape(a), dtype=prod.dtype)
+    return (a * np.asarray(beta, dtype=np.asarray(a).dtype) if beta != 1 else a) + prod
+
+
+def baddbmm_vjp_input(g, o, a, b1, b2, *, beta=1.0, alpha=1.0):
+    return g * beta if beta != 1 else g
+
+
+def baddbmm_vjp_b1(g, o, a, b1, b2, *, beta=1.0, alpha=1.0):
+    r = np.matmul(g, _t(b2))
+    return r * alpha if alpha != 1 else r
+
+
+def baddbmm_vjp_b2(g, o, a, b1, b2, *, beta=1.0, alpha=1.0):
+    r = np.matmul(_t(b1), g)
+    return r * alpha if alpha != 1 else r
+
+
+def baddbmm_jvp(ts, o, a, b1, b2, *, beta=1.0, alpha=1.0):
+    parts = []
+    if ts[0] is not None:
+        parts.append(np.broadcast_to(ts[0], np.shape(o)) * beta)
+    if ts[1] is not None:
+        parts.append(np.matmul(np.broadcast_to(ts[1], np.shape(b1)), b2) * alpha)
+    if ts[2] is not None:
+        parts.append(np.matmul(b1, np.broadcast_to(ts[2], np.shape(b2))) * alpha)
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return np.broadcast_to(total, np.shape(o))

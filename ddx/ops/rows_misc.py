@@ -11,6 +11,11 @@ import numpy as np
 
 from .emit_reduce import emit_reduction
 from .kernels_misc import (
+    baddbmm_jvp,
+    baddbmm_vjp_b1,
+    baddbmm_vjp_b2,
+    baddbmm_vjp_input,
+    batched_add,
     cross_jvp,
     cross_vjp_a,
     cross_vjp_b,
@@ -22,6 +27,10 @@ from .kernels_misc import (
     nansum,
     nansum_jvp,
     nansum_vjp,
+    pairwise,
+    pairwise_jvp,
+    pairwise_vjp_a,
+    pairwise_vjp_b,
     rotated,
     rotated_back,
     rotated_jvp,
@@ -140,3 +149,25 @@ op("erfinv", "ErfinvBackward0", erfinv, lambda g, o, a: _SQRT_PI_HALF * np.exp(o
    hint="erfinv is infinite at -1 and 1 and nan outside them",
    emit={"torch": "torch.erfinv({0})", "jax": "jax.scipy.special.erfinv({0})"},
    example=("erfinv(x)", {}))
+
+
+def _jax_cdist(args, t, lib) -> str:
+    p = t.kw.get("p", 2.0)
+    d = f"(jnp.expand_dims({args[0]}, -2) - jnp.expand_dims({args[1]}, -3))"
+    if p == 2:
+        return f"jnp.sqrt(jnp.sum({d} * {d}, axis=-1))"
+    if p == 1:
+        return f"jnp.sum(jnp.abs({d}), axis=-1)"
+    return f"(jnp.sum(jnp.abs({d}) ** {p!r}, axis=-1) ** {1 / p!r})"
+
+
+op("cdist", "CdistBackward0", pairwise, pairwise_vjp_a, pairwise_vjp_b, jvp=pairwise_jvp,
+   elementwise=False, hint="cdist is not differentiable where two rows are equal",
+   emit={"torch": "torch.cdist({0}, {1}, {p!r})", "jax": _jax_cdist},
+   example=("cdist(x, y, 3)", {"x": (2, 3), "y": (4, 3)}))
+op("baddbmm", "BaddbmmBackward0", batched_add, baddbmm_vjp_input, baddbmm_vjp_b1,
+   baddbmm_vjp_b2, jvp=baddbmm_jvp, elementwise=False,
+   emit={"torch": "torch.baddbmm({0}, {1}, {2}, beta={beta!r}, alpha={alpha!r})",
+         "jax": "({beta!r} * {0} + {alpha!r} * jnp.matmul({1}, {2}))"},
+   example=("baddbmm(x, y, transpose(y, 1, 2), beta=0.5, alpha=2)",
+            {"x": (2, 2, 2), "y": (2, 2, 4)}))
