@@ -9,8 +9,6 @@ found the float64 functions of Python's math module stand in (the same glibc cal
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
 
 import numpy as np
@@ -19,7 +17,11 @@ _LIBM: list = []
 
 
 def _libm():
+    """The C library's maths (on first use: a one-liner never loads ctypes for it)."""
     if not _LIBM:
+        import ctypes
+        import ctypes.util
+
         lib = None
         name = ctypes.util.find_library("m")
         try:
