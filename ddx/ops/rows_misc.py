@@ -94,7 +94,8 @@ op("dist", "DistBackward0", distance, dist_vjp_a, dist_vjp_b, jvp=dist_jvp,
    example=("dist(x, y, 3)", {"x": (2, 3), "y": (3,)}))
 op("floor_divide", "", np.floor_divide, no_gradient_of(0), no_gradient_of(1), jvp=no_tangent,
    saves=False, elementwise=False, reads="", differentiable=False,
-   emit={"torch": "torch.floor_divide({0}, {1})"}, example=("floor_divide(x, y)", {}))
+   emit={"torch": "torch.floor_divide({0}, {1})", "jax": "jnp.floor_divide({0}, {1})"},
+   example=("floor_divide(x, y)", {}))
 
 
 def _jax_scatter(a: str, t, values: str) -> str:

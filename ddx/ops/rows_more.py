@@ -152,7 +152,9 @@ op("chosen_index", "", chosen_index, no_gradient, **_VALUE, dtype="int64", shown
    example=("median(x, 1)[1]", _MATRIX))
 op("argsort", "", sort_order, no_gradient, **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.argsort({args[0]}"
-                                        f"{_kwargs(t, ('dim', 'descending', 'stable'))})"},
+                                        f"{_kwargs(t, ('dim', 'descending', 'stable'))})",
+         "jax": lambda args, t, lib: f"jnp.argsort({args[0]}, axis={t.kw.get('dim', -1)}, "
+                                      f"stable=True, descending={bool(t.kw.get('descending'))})"},
    example=("argsort(x, dim=0, descending=True)", _MATRIX))
 op("topk_index", "", topk_order, no_gradient, **_VALUE, dtype="int64", shown="indices",
    emit={"torch": lambda args, t, lib: f"torch.topk({args[0]}, {t.kw['k']}"
@@ -202,10 +204,12 @@ for _name in ("isnan", "isinf", "isfinite"):
        emit={"torch": f"torch.{_name}({{0}})", "jax": f"jnp.{_name}({{0}})"},
        example=(f"{_name}(x)", {}))
 op("count_nonzero", "", count_nonzero, no_gradient, **_VALUE, dtype="int64",
-   emit={"torch": emit_reduction("torch.count_nonzero", "jnp.count_nonzero")},
+   emit={"torch": emit_reduction("torch.count_nonzero", "jnp.count_nonzero"),
+         "jax": emit_reduction("torch.count_nonzero", "jnp.count_nonzero")},
    example=("count_nonzero(x > 0.5, 1)", _MATRIX))
 op("nonzero", "", nonzero, no_gradient, **_VALUE, dtype="int64",
-   emit={"torch": "torch.nonzero({0})"}, example=("nonzero(x)", _MATRIX))
+   emit={"torch": "torch.nonzero({0})", "jax": "jnp.argwhere({0})"},
+   example=("nonzero(x)", _MATRIX))
 op("searchsorted", "", searchsorted, no_gradient_of(0), no_gradient_of(1), **_VALUE, dtype="int64",
    emit={"torch": lambda args, t, lib: f"torch.searchsorted({args[0]}, {args[1]}"
                                         f"{_kwargs(t, ('right',))})"},
