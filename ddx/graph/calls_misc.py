@@ -232,11 +232,13 @@ def call_baddbmm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
                          f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, "
                          f"{b2.shape[1]}].")
     out = (b1.shape[0], b1.shape[1], b2.shape[2])
-    try:
-        np.broadcast_shapes(a.shape, out)
-    except ValueError:
-        raise fail(node, f"The expanded size of the tensor ({out[-1]}) must match the existing "
-                         f"size ({a.shape[-1]}) at non-singleton dimension 2.") from None
+    lead = len(out) - a.value.ndim
+    for d in range(len(out) - 1, -1, -1):  # (PyTorch's expand of the input to the result)
+        n = a.shape[d - lead] if d >= lead else 1
+        if lead < 0 or (n != out[d] and n != 1):
+            raise fail(node, f"The expanded size of the tensor ({out[d]}) must match the "
+                             f"existing size ({n}) at non-singleton dimension {d}.  Target "
+                             f"sizes: {list(out)}.  Tensor sizes: {list(a.shape)}")
     bkw = {}
     for key in ("beta", "alpha"):
         if given.get(key) is not None:
