@@ -12,10 +12,13 @@ from ..ops import CALLS, OPS
 from . import (
     calls_arith,
     calls_compare,
+    calls_compose,
     calls_composite,
     calls_create,
     calls_layers,
     calls_linalg,
+    calls_misc,
+    calls_more,
     calls_reduce,
     calls_shape,
 )
@@ -25,7 +28,7 @@ from .values import weak
 
 # (their tables are merged below)
 CALL_MODULES = (calls_arith, calls_compare, calls_reduce, calls_linalg, calls_shape, calls_create,
-                calls_layers, calls_composite)
+                calls_layers, calls_composite, calls_more, calls_misc, calls_compose)
 
 __all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 

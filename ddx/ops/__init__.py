@@ -22,6 +22,8 @@ from . import (  # noqa: F401 - registering the rows
     rows_layers,
     rows_linalg,
     rows_loss,
+    rows_misc,
+    rows_more,
     rows_reduce,
     rows_shape,
 )
