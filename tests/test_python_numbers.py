@@ -55,6 +55,16 @@ print(x.expand(2, 4, 3).stride(), x.nelement())
 print(x.long().dtype, x.int().dtype, x.bool().dtype, (x > 0).long().sum())
 print(x.long())
 """,
+    "dimension_errors_are_index_errors": """
+import torch
+x = torch.ones(2, 3)
+for f in (lambda: x.sum(dim=5), lambda: x.transpose(0, 4), lambda: torch.cat([x, x], dim=3),
+          lambda: x.softmax(dim=-3), lambda: x.unsqueeze(5), lambda: x.stride(4)):
+    try:
+        f()
+    except IndexError as e:
+        print(type(e).__name__, e)
+""",
     "type_names_and_errors": """
 import torch
 x = torch.ones(2, 3, requires_grad=True)

@@ -67,6 +67,8 @@ def python_kind(exc: DdxError) -> str:
     kind = getattr(exc, "python_kind", None)
     if kind:
         return kind
+    if exc.message.startswith("Dimension out of range"):  # (PyTorch's IndexError)
+        return "IndexError"
     if isinstance(exc, DdxNameError):
         return "NameError" if exc.message.startswith(("unknown name", "name ",
                                                       "unknown function")) else "AttributeError"
