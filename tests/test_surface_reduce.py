@@ -287,3 +287,31 @@ def test_var_without_degrees_of_freedom_warns_as_pytorch(run_json):
     assert doc["warnings"] == ["var(): degrees of freedom is <= 0. Correction should be strictly "
                                "less than the reduction factor (input numel divided by output "
                                "numel)."]
+
+
+def test_tied_extremes_share_the_gradient_in_atens_order():
+    """amax/amin: (g / count) * mask (scale_grad_by_count); the full max: zeros with g / count
+    at the ties (+0.0 elsewhere, also for a negative g), as ATen's CPU path. Bit for bit with
+    torch over tie-heavy matrices (159, 213 and 1,643 of the elements differed before)."""
+    from conftest import torch_or_skip
+
+    import ddx
+
+    torch = torch_or_skip()
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        x = rng.integers(0, 3, (4, 6)).astype(np.float64) * 0.7
+        g = rng.standard_normal(6) * 3
+        for expr, tf in (("amax(x, 0)", lambda t: torch.amax(t, 0)),
+                         ("amin(x, 0)", lambda t: torch.amin(t, 0))):
+            t = ddx.trace(expr, x=x)
+            t.backward(gradient=g)
+            tx = torch.from_numpy(x.copy()).requires_grad_()
+            tf(tx).backward(torch.from_numpy(g))
+            assert np.asarray(t.grads["x"]).tobytes() == tx.grad.numpy().tobytes()
+        gs = float(rng.standard_normal() * 3)
+        t = ddx.trace("max(x)", x=x)
+        t.backward(gradient=np.array(gs))
+        tx = torch.from_numpy(x.copy()).requires_grad_()
+        tx.max().backward(torch.tensor(gs, dtype=torch.float64))
+        assert np.asarray(t.grads["x"]).tobytes() == tx.grad.numpy().tobytes()

@@ -136,9 +136,12 @@ def product_jvp(ts, out, a, dim=None, keepdim=False):
 def extreme_vjp(g, out, a, dim=None, keepdim=False, *, argfn=None):
     """The full max/min shares g among ties (PyTorch's evenly_distribute_backward); with dim,
     g goes to the index the forward picked (the first of the ties)."""
-    if dim is None:
-        mask = a == out
-        return g * mask / np.count_nonzero(mask)
+    if dim is None:  # (zeros with g / count at the ties, +0.0 elsewhere, as ATen's CPU path)
+        nan = type(out) in (np.ndarray, np.float64, np.float32) and bool(np.isnan(out))
+        mask = np.isnan(a) if nan else a == out
+        grad = np.zeros_like(g, shape=np.shape(a))
+        grad[mask] = g / np.count_nonzero(mask)
+        return grad
     idx = np.expand_dims(argfn(a, axis=dim), dim)
     grad = np.zeros_like(g, shape=np.shape(a))  # (zeros_like: dual numbers pass through)
     np.put_along_axis(grad, idx, g if keepdim else np.expand_dims(g, dim), axis=dim)
@@ -155,10 +158,15 @@ def extreme_jvp(ts, out, a, dim=None, keepdim=False, *, argfn=None):
     return r if keepdim else np.squeeze(r, dim)
 
 
+def _ties(a, out, dim, keepdim):
+    """amax/amin's ties: the elements equal to the result, and how many along the dims."""
+    mask = a == kept_value(out, np.shape(a), dim, keepdim)
+    return mask, np.sum(mask, axis=dim, keepdims=True)
+
+
 def _tie_share(a, out, dim, keepdim):
     """amax/amin's gradient weights: the elements equal to the result, each 1/(their count)."""
-    mask = a == kept_value(out, np.shape(a), dim, keepdim)
-    n = np.sum(mask, axis=dim, keepdims=True)
+    mask, n = _ties(a, out, dim, keepdim)
     return mask / n
 
 
@@ -171,7 +179,9 @@ def amin(a, dim=None, keepdim=False):
 
 
 def ext_share_vjp(g, out, a, dim=None, keepdim=False):
-    return expand(g, np.shape(a), dim, keepdim) * _tie_share(a, out, dim, keepdim)
+    """ATen's scale_grad_by_count: (g / count) * mask, in that order of roundings."""
+    mask, n = _ties(a, out, dim, keepdim)
+    return kept(g, np.shape(a), dim, keepdim) / n * mask
 
 
 def ext_share_jvp(ts, out, a, dim=None, keepdim=False):
