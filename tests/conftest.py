@@ -78,3 +78,20 @@ def session_run(text: str) -> list[str]:
                       if t.startswith("error") else None)
     session.run_script(text)
     return lines
+
+
+def ddx_and_python(script_text: str, folder) -> tuple[list[str], list[str]]:
+    """The lines a script prints through `ddx run` and through Python (with PyTorch where it
+    imports it), each in its own process; both must run without an error on stderr."""
+    import subprocess
+    import sys
+
+    script = folder / "script.py"
+    script.write_text(script_text)
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=120)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert ours.stderr == "", ours.stderr
+    assert theirs.returncode == 0, theirs.stderr
+    return ours.stdout.splitlines(), theirs.stdout.splitlines()

@@ -7,10 +7,7 @@ with PyTorch; the outputs are equal line for line."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from conftest import torch_or_skip
+from conftest import ddx_and_python, torch_or_skip
 
 SCRIPT = """import torch
 def attempt(f):
@@ -97,12 +94,6 @@ for f in (c1, c2, c3, c4, ok1, ok2, ok3, ok4, c6, ok5, ok6):
 
 def test_in_place_changes_of_saved_tensors_fail_where_pytorch_fails(tmp_path):
     torch_or_skip()
-    script = tmp_path / "versions.py"
-    script.write_text(SCRIPT)
-    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                          text=True, timeout=120)
-    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=120)
-    assert ours.stderr == "" and theirs.returncode == 0, (ours.stderr, theirs.stderr)
-    assert ours.stdout.splitlines() == theirs.stdout.splitlines()
-    assert ours.stdout.count("is at version 1; expected version 0 instead") == 6
+    ours, theirs = ddx_and_python(SCRIPT, tmp_path)
+    assert ours == theirs
+    assert "\n".join(ours).count("is at version 1; expected version 0 instead") == 6

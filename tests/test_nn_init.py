@@ -3,10 +3,7 @@ with PyTorch 2.13 prints them (each script runs both ways), and its error texts.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from conftest import session_run, torch_or_skip
+from conftest import ddx_and_python, session_run, torch_or_skip
 
 SCRIPT = """
 import torch
@@ -41,14 +38,8 @@ print(lin.weight.grad)
 
 def test_init_functions_draw_and_print_as_pytorch(tmp_path):
     torch_or_skip()
-    script = tmp_path / "init.py"
-    script.write_text(SCRIPT)
-    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                          text=True, timeout=120)
-    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=120)
-    assert ours.stderr == "" and theirs.returncode == 0
-    assert ours.stdout.splitlines() == theirs.stdout.splitlines()
+    ours, theirs = ddx_and_python(SCRIPT, tmp_path)
+    assert ours == theirs
 
 
 def test_init_refusals_are_pytorchs():

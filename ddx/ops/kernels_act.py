@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ..errors import DdxRuntimeError
 from . import kernels as formulas
 from .act_loop import (
     F32,
@@ -190,8 +191,8 @@ def elu_vjp(g, out, a, alpha=1.0, scale=1.0, input_scale=1.0):
 
 def celu(a, alpha=1.0):
     """torch.celu: elu(x, alpha, 1, 1 / alpha), the inverse taken in double."""
-    if alpha == 0:
-        return formulas.celu(a, alpha)
+    if alpha == 0:  # (PyTorch's refusal, a RuntimeError with these words)
+        raise DdxRuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return elu(a, alpha, 1.0, 1.0 / alpha)
 
 
