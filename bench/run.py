@@ -436,6 +436,7 @@ def job_file(rep: Report, lines: int) -> None:
                 "per job, whole process")
         print(f"  -> torch / ddx = {rep.ratio('jobs', 'Python loop + torch', 'ddx batch'):.2f}"
               " (target >= 2)")
+    shutil.rmtree(tmp, ignore_errors=True)  # (the job file and both outputs: about 0.5 GB)
 
 
 CSV_NUMPY = textwrap.dedent("""
