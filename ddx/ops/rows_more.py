@@ -25,6 +25,7 @@ from .kernels_count import (
     unique_jvp,
     unique_vjp,
 )
+from .kernels_extreme import amax, amin
 from .kernels_more import (
     chosen,
     chosen_index,
@@ -47,8 +48,6 @@ from .kernels_more import (
     topk_vjp,
 )
 from .kernels_reduce import (
-    amax,
-    amin,
     average,
     average_vjp,
     deviation,

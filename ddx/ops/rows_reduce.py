@@ -19,9 +19,8 @@ from .emit_reduce import (
     emit_reduction,
     emit_var,
 )
+from .kernels_extreme import amax, amin, ext_share_jvp, ext_share_vjp, extreme_jvp, extreme_vjp
 from .kernels_reduce import (
-    amax,
-    amin,
     argmax,
     argmin,
     average,
@@ -35,10 +34,6 @@ from .kernels_reduce import (
     deviation_jvp,
     deviation_vjp,
     every,
-    ext_share_jvp,
-    ext_share_vjp,
-    extreme_jvp,
-    extreme_vjp,
     logsumexp,
     logsumexp_jvp,
     logsumexp_vjp,
