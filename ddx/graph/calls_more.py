@@ -11,8 +11,8 @@ import numpy as np
 from ..errors import DdxTypeError
 from ..lang.tree import Ast
 from .args import Evaluating, bind, number, truth_arg
-from .calls_loss import aliased, warn_at
-from .calls_reduce import dim_arg, int_dim, reduced_input
+from .calls_loss import aliased
+from .calls_reduce import dim_arg, int_dim, reduced_input, spread_args
 from .calls_shape import dim_of, fail, int_of, tensor_arg
 from .tensor import Tensor
 from .values import ReturnTypes
@@ -137,26 +137,7 @@ def _with_mean(name: str):
     """var_mean/std_mean(input, dim=None, *, correction=1, keepdim=False) (and unbiased):
     a plain tuple (spread, mean)."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> tuple:
-        if len(args) >= 2 and isinstance(args[1], bool):
-            names = ("input", "unbiased", "dim", "keepdim", "correction")
-        else:
-            names = ("input", "dim", "unbiased", "keepdim", "correction")
-        given = bind(node, args, aliased(node, kw), names)
-        a = reduced_input(ev, node, given["input"])
-        if a.value.dtype.kind != "f":
-            raise fail(node, "std and var only support floating point and complex dtypes")
-        correction = 1.0
-        if given.get("correction") is not None:
-            correction = number(node, "correction", given["correction"])
-        if "unbiased" in given:
-            correction = 1.0 if truth_arg(node, "unbiased", given["unbiased"]) else 0.0
-        dim = dim_arg(ev, node, a, given.get("dim"))
-        keepdim = _flag(node, given, "keepdim", False)
-        n = a.value.size if dim is None else int(np.prod([a.shape[d] for d in dim]))
-        if n - correction <= 0:
-            warn_at(ev, node, f"{name}_mean(): degrees of freedom is <= 0. Correction should be "
-                              "strictly less than the reduction factor (input numel divided by "
-                              "output numel).")
+        a, dim, keepdim, correction = spread_args(ev, node, args, kw, f"{name}_mean")
         base: dict = {}
         if dim is not None:
             base["dim"] = dim

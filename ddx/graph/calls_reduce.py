@@ -167,30 +167,38 @@ def _index(name: str):
     return call
 
 
+def spread_args(ev: Evaluating, node: Ast, args: list, kw: dict, what: str) -> tuple:
+    """var/std's arguments, (input, dim=None, *, correction=1, keepdim=False), and PyTorch's
+    older forms (input, unbiased) and (input, dim, unbiased, keepdim): (input, dims, keepdim,
+    correction), with PyTorch's warning (naming ``what``) when no degree of freedom is left."""
+    if len(args) >= 2 and isinstance(args[1], bool):
+        names = ("input", "unbiased", "dim", "keepdim", "correction")
+    else:
+        names = ("input", "dim", "unbiased", "keepdim", "correction")
+    given = bind(node, args, aliased(node, kw), names)
+    a = reduced_input(ev, node, given["input"])
+    _floating(node, a, "std and var only support floating point and complex dtypes")
+    correction = 1.0
+    if given.get("correction") is not None:
+        correction = number(node, "correction", given["correction"])
+    if "unbiased" in given:
+        correction = 1.0 if truth_arg(node, "unbiased", given["unbiased"]) else 0.0
+    dim = dim_arg(ev, node, a, given.get("dim"))
+    keepdim = truth_arg(node, "keepdim", given["keepdim"]) \
+        if given.get("keepdim") is not None else False
+    n = a.value.size if dim is None else int(np.prod([a.shape[d] for d in dim]))
+    if n - correction <= 0:
+        warn_at(ev, node, f"{what}(): degrees of freedom is <= 0. Correction should be "
+                          "strictly less than the reduction factor (input numel divided by "
+                          "output numel).")
+    return a, dim, keepdim, correction
+
+
 def _spread(name: str):
-    """var/std: (input, dim=None, *, correction=1, keepdim=False), and PyTorch's older forms
-    (input, unbiased) and (input, dim, unbiased, keepdim)."""
+    """var/std."""
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-        if len(args) >= 2 and isinstance(args[1], bool):
-            names = ("input", "unbiased", "dim", "keepdim", "correction")
-        else:
-            names = ("input", "dim", "unbiased", "keepdim", "correction")
-        given = bind(node, args, aliased(node, kw), names)
-        a = reduced_input(ev, node, given["input"])
-        _floating(node, a, "std and var only support floating point and complex dtypes")
-        correction = 1.0
-        if given.get("correction") is not None:
-            correction = number(node, "correction", given["correction"])
-        if "unbiased" in given:
-            correction = 1.0 if truth_arg(node, "unbiased", given["unbiased"]) else 0.0
-        dim = dim_arg(ev, node, a, given.get("dim"))
-        keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
+        a, dim, keepdim, correction = spread_args(ev, node, args, kw, name)
         extra = {"correction": correction} if correction != 1 else {}
-        n = a.value.size if dim is None else int(np.prod([a.shape[d] for d in dim]))
-        if n - correction <= 0:
-            warn_at(ev, node, f"{name}(): degrees of freedom is <= 0. Correction should be "
-                              "strictly less than the reduction factor (input numel divided by "
-                              "output numel).")
         return _record(ev, name, node, a, dim, keepdim, extra)
     return call
 
