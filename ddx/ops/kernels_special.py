@@ -13,38 +13,16 @@ import math
 
 import numpy as np
 
-_LIBM: list = []
-
-
-def _libm():
-    """The C library's maths (on first use: a one-liner never loads ctypes for it)."""
-    if not _LIBM:
-        import ctypes
-        import ctypes.util
-
-        lib = None
-        name = ctypes.util.find_library("m")
-        try:
-            lib = ctypes.CDLL(name or "libm.so.6")
-            for fn, t in (("lgammaf", ctypes.c_float), ("erff", ctypes.c_float),
-                          ("expf", ctypes.c_float), ("logf", ctypes.c_float),
-                          ("tan", ctypes.c_double), ("lgamma", ctypes.c_double),
-                          ("erf", ctypes.c_double), ("exp", ctypes.c_double),
-                          ("log", ctypes.c_double)):
-                f = getattr(lib, fn)
-                f.restype, f.argtypes = t, [t]
-        except (OSError, AttributeError):
-            lib = None
-        _LIBM.append(lib)
-    return _LIBM[0]
+from . import libm
 
 
 def _f(name: str, single: bool):
     """The C library's function ``name`` (``namef`` for float32) on Python floats."""
-    lib = _libm()
-    if lib is None:
+    single = single and name != "tan"
+    fn = libm.function(name + "f" if single else name, single)
+    if fn is None:
         return getattr(math, name) if name != "lgamma" else _lgamma_py
-    return getattr(lib, name + "f") if single and name != "tan" else getattr(lib, name)
+    return fn
 
 
 def _lgamma_py(x: float) -> float:

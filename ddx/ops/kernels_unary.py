@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from . import vml
+from . import libm, vml
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _SCALAR64 = (float, np.float64)
@@ -116,26 +116,6 @@ def atanh_vjp(g, o, a):
 
 # --- values --------------------------------------------------------------------------------
 
-_LIBM: list = []
-
-
-def _libm_float(name: str):
-    """The C library's float function ``name`` (asinhf...), through ctypes; None if absent."""
-    if not _LIBM:
-        from ctypes import util
-
-        path = util.find_library("m")
-        try:
-            _LIBM.append(ctypes.CDLL(path) if path else None)
-        except OSError:
-            _LIBM.append(None)
-    lib = _LIBM[0]
-    fn = getattr(lib, name, None) if lib is not None else None
-    if fn is not None:
-        fn.restype, fn.argtypes = ctypes.c_float, (ctypes.c_float,)
-    return fn
-
-
 def _elementwise(ufunc: np.ufunc, double, single_name: str):
     """``ufunc`` as the C library computes it one element at a time (ATen's cpu_kernel of
     std::NAME): float64 by ``double`` (math's, which is the C library's), float32 by the
@@ -150,7 +130,7 @@ def _elementwise(ufunc: np.ufunc, double, single_name: str):
             fn, dtype = double, _F64
         elif kind is np.ndarray and x.dtype is _F32 or kind is np.float32:
             if not single:
-                single.append(_libm_float(single_name))
+                single.append(libm.function(single_name))
             fn, dtype = single[0], _F32
             if fn is None:
                 return ufunc(x) if out is None else ufunc(x, out=out)
@@ -270,7 +250,7 @@ def _sleef(ufunc: np.ufunc, vector_name: str, libm_name: str | None, double=None
             result[...] = vector(flat)
         else:
             if not single:
-                single.append(_libm_float(libm_name))
+                single.append(libm.function(libm_name))
             for begin, end in _ranges(flat.size):
                 body = begin + (end - begin) // 32 * 32
                 if body > begin:

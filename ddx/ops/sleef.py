@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import libm
 from .rng_math import fma32, fma64
 
 F32, I32 = np.float32, np.int32
@@ -262,38 +263,13 @@ def erf_vec(x: np.ndarray) -> np.ndarray:
 
 # --- the C library's float32 functions, for the scalar tails ----------------------------------
 
-_LIBM: list = []
-
-
-def _libm():
-    if not _LIBM:
-        import ctypes  # (here, not at start-up: a one-liner's float64 never needs them)
-        import ctypes.util
-
-        lib = None
-        name = ctypes.util.find_library("m")
-        try:
-            lib = ctypes.CDLL(name) if name else None
-        except OSError:
-            lib = None
-        fns = {}
-        if lib is not None:
-            for fn in ("expf", "expm1f", "log1pf", "tanhf", "erff"):
-                f = getattr(lib, fn, None)
-                if f is not None:
-                    f.restype, f.argtypes = ctypes.c_float, (ctypes.c_float,)
-                    fns[fn] = f
-        _LIBM.append(fns)
-    return _LIBM[0]
-
-
 _NUMPY32 = {"expf": np.exp, "expm1f": np.expm1, "log1pf": np.log1p, "tanhf": np.tanh}
 
 
 def libm32(name: str, x: np.ndarray) -> np.ndarray:
     """The C library's float32 ``name`` (expf, expm1f, log1pf, tanhf, erff) over a few values."""
     x = np.asarray(x, F32)
-    fn = _libm().get(name)
+    fn = libm.function(name)
     if fn is None:  # (no C library found: numpy's, or erf through float64)
         if name == "erff":
             import math
