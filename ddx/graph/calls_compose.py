@@ -11,13 +11,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxShapeError, DdxTypeError
+from ..errors import DdxShapeError
 from ..lang.tree import Ast
 from .args import Evaluating, bind, string
 from .calls_loss import aliased
-from .calls_shape import dim_of, expand_to, fail, int_list, int_of, reshape_to, tensor_arg
+from .calls_shape import (
+    dim_of,
+    expand_to,
+    fail,
+    int_list,
+    int_of,
+    reshape_to,
+    tensor_arg,
+    tensor_list,
+)
 from .tensor import Tensor
-from .values import type_name
 
 
 def _bin(ev: Evaluating, node: Ast, sym: str, a: Any, b: Any) -> Tensor:
@@ -27,21 +35,6 @@ def _bin(ev: Evaluating, node: Ast, sym: str, a: Any, b: Any) -> Tensor:
 def _narrow(ev: Evaluating, node: Ast, a: Tensor, dim: int, start: int, stop: int) -> Tensor:
     key = (slice(None),) * dim + (slice(start, stop),)
     return ev.op("slice", node, [a], {"key": key})
-
-
-def _tensors(ev: Evaluating, node: Ast, value: Any, name: str) -> list[Tensor]:
-    if isinstance(value, Tensor) and not value.weak:
-        value = [value]
-    if not isinstance(value, (list, tuple)):
-        raise fail(node, f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                         f"not {type_name(value)}", DdxTypeError)
-    out = []
-    for i, item in enumerate(value):
-        if not isinstance(item, Tensor) or item.weak:
-            raise fail(node, f"expected Tensor as element {i} in argument 0, but got "
-                             f"{type_name(item)}", DdxTypeError)
-        out.append(item)
-    return out
 
 
 def _cat(ev: Evaluating, node: Ast, xs: list, dim: int) -> Tensor:
@@ -79,7 +72,7 @@ def call_diff(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 def call_hstack(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, aliased(node, kw), ("tensors",))
     xs = [reshape_to(ev, node, x, (1,)) if x.value.ndim == 0 else x
-          for x in _tensors(ev, node, given["tensors"], "hstack")]
+          for x in tensor_list(ev, node, given["tensors"])]
     if not xs:
         raise fail(node, "hstack expects a non-empty TensorList")
     return _cat(ev, node, xs, 0 if xs[0].value.ndim == 1 else 1)
@@ -88,7 +81,7 @@ def call_hstack(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 def call_vstack(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, aliased(node, kw), ("tensors",))
     xs = []
-    for x in _tensors(ev, node, given["tensors"], "vstack"):
+    for x in tensor_list(ev, node, given["tensors"]):
         if x.value.ndim == 0:
             x = reshape_to(ev, node, x, (1, 1))
         elif x.value.ndim == 1:
@@ -171,8 +164,8 @@ def call_repeat_interleave(ev: Evaluating, node: Ast, args: list, kw: dict) -> T
 
 def call_meshgrid(ev: Evaluating, node: Ast, args: list, kw: dict) -> tuple:
     given = bind(node, [], aliased(node, kw), ("indexing",), required=0)
-    xs = _tensors(ev, node, args[0] if len(args) == 1 and isinstance(args[0], (list, tuple))
-                  else list(args), "meshgrid")
+    xs = tensor_list(ev, node, args[0] if len(args) == 1 and isinstance(args[0], (list, tuple))
+                     else list(args))
     if not xs:
         raise fail(node, "meshgrid expects a non-empty TensorList")
     indexing = string(node, "indexing", given.get("indexing", "ij"), ("ij", "xy"))

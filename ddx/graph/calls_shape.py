@@ -231,7 +231,7 @@ def call_repeat(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 # --- lists of tensors ------------------------------------------------------------------------------
 
-def _tensor_list(ev: Evaluating, node: Ast, value: Any) -> list[Tensor]:
+def tensor_list(ev: Evaluating, node: Ast, value: Any) -> list[Tensor]:
     name = node.value.rsplit(".", 1)[-1]
     if not isinstance(value, (list, tuple)):
         what = "Tensor" if isinstance(value, Tensor) and not value.weak else py_type(value)
@@ -248,7 +248,7 @@ def _tensor_list(ev: Evaluating, node: Ast, value: Any) -> list[Tensor]:
 
 def call_cat(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, kw, ("tensors", "dim"))
-    xs = _tensor_list(ev, node, given["tensors"])
+    xs = tensor_list(ev, node, given["tensors"])
     if not xs:
         raise fail(node, "torch.cat(): expected a non-empty list of Tensors", DdxValueError)
     for i, x in enumerate(xs):
@@ -273,7 +273,7 @@ def call_cat(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 def call_stack(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, kw, ("tensors", "dim"))
-    xs = _tensor_list(ev, node, given["tensors"])
+    xs = tensor_list(ev, node, given["tensors"])
     if not xs:
         raise fail(node, "stack expects a non-empty TensorList")
     for i, x in enumerate(xs):
