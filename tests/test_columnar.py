@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddx.app import columnar, colwrite, csvio
+from ddx.app import columnar, colwrite, csvio, overlap
 from ddx.app.datajob import DataJob
 
 
@@ -42,10 +42,12 @@ def both(path, expr: str, **kw):
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    """Blocks of a few hundred bytes and pieces of three rows: every boundary is exercised."""
+    """Blocks of a few hundred bytes, pieces of three rows, and runs of about twenty rows written
+    at a time: every boundary is exercised."""
     monkeypatch.setattr(columnar, "BLOCK_BYTES", 300)
     monkeypatch.setattr(columnar, "PIECE_ROWS", 3)
     monkeypatch.setattr(csvio, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(overlap, "GATHER_ROWS", 20)
 
 
 def closed_form(rows: np.ndarray) -> np.ndarray:
@@ -225,6 +227,28 @@ def test_keep_writes_the_input_columns_verbatim_before_the_results(tmp_path):
     assert table.to_pydict() == {"id": [7, 9], "w": [3.0, 0.5], "x": [2.0, 4.0], "b": [1.0, -1.0],
                                  "value": [49.0, 1.0], "d_w": [28.0, 8.0], "d_x": [42.0, 1.0],
                                  "d_b": [14.0, 2.0]}
+
+
+def test_keep_across_blocks_written_together_keeps_each_row_with_its_results(tmp_path,
+                                                                             small_blocks):
+    """Blocks gathered into one write (overlap.Gathered): the kept columns of each block stay
+    beside its own results, and a bad row inside any block is still empty there."""
+    rng = np.random.default_rng(5)
+    rows = rng.integers(-9, 9, (60, 3)).astype(float)
+    lines = ["id,w,x,b"] + [f"r{i},{w!r},{x!r},{b!r}" for i, (w, x, b) in enumerate(rows.tolist())]
+    lines[13] = "r12,1,oops,2"
+    lines[44] = "r43,1,2"
+    (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
+    data, reports, nrows, bad = run_job(tmp_path / "d.csv", "(w*x+b)^2", plain=False, keep=True)
+    assert nrows == 60 and bad == 2
+    assert reports == ["row 13: field 'x' is not a number: 'oops'",
+                       "row 44: expected 4 fields, got 3"]
+    out = data.decode().splitlines()
+    assert out[13] == "r12,1,oops,2,,,," and out[44] == ",,,,,,,"
+    want = closed_form(rows)
+    for i in (0, 1, 19, 20, 21, 40, 59):
+        assert out[i + 1] == ",".join([f"r{i}"] + [repr(v) for v in rows[i].tolist()]
+                                      + [repr(v) for v in want[i].tolist()])
 
 
 def ddx(*args, input: bytes = b"", env=None):

@@ -61,22 +61,19 @@ class Block(csvio.Chunk):
 
 
 def text_blocks(raw: IO[bytes], size: int | None = None) -> Iterator[bytes]:
-    """Whole lines, about ``size`` bytes at a time; the last one ends with a newline too."""
+    """Whole lines, about ``size`` bytes at a time; the last one ends with a newline too.
+    (Each block is read, then the rest of its last line: one copy of the text less than cutting
+    the block at its last newline and carrying the rest over.)"""
     size = size or BLOCK_BYTES
-    rest = b""
     while True:
         data = raw.read(size)
         if not data:
-            if rest:
-                yield rest if rest.endswith(b"\n") else rest + b"\n"
             return
-        data = rest + data if rest else data
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            rest = data
-            continue
-        yield data[:cut + 1]
-        rest = data[cut + 1:]
+        if not data.endswith(b"\n"):
+            data += raw.readline()
+            if not data.endswith(b"\n"):  # (the end of a file without its last newline)
+                data += b"\n"
+        yield data
 
 
 def _lines(block: bytes) -> list[str]:

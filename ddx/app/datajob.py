@@ -127,11 +127,13 @@ class DataJob:
         pl = polars() if self.fmt_out != "parquet" or kept else None  # (Parquet: Arrow alone)
         writer = colwrite.WRITERS[self.fmt_out](pl, out, ["value"] + [f"d_{n}" for n in names],
                                                 kept)
-        from .overlap import WriteBehind
+        from .overlap import GATHER_ROWS, WriteBehind
 
         run = self.run
         chunks = ahead(source.chunks())
-        behind = WriteBehind(writer)  # (read, compute and write overlap, on three threads)
+        # (read, compute and write overlap, on three threads; Parquet's row groups stay the
+        # blocks they were)
+        behind = WriteBehind(writer, gather=GATHER_ROWS if self.fmt_out != "parquet" else 0)
         try:
             for chunk in chunks:
                 with np.errstate(all="ignore"):
