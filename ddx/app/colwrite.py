@@ -21,9 +21,12 @@ WRITE_BYTES = 1 << 20
 
 
 def _needs_repr(arr: np.ndarray) -> np.ndarray:
+    """Where Polars' text is not Python's repr: nan (no comparison holds for it) and the
+    magnitudes between the two bounds."""
     ax = np.abs(arr)
-    with np.errstate(invalid="ignore"):
-        return np.isnan(arr) | ((ax >= _REPR_FROM) & (ax < _REPR_TO))
+    outside = ax < _REPR_FROM
+    outside |= ax >= _REPR_TO
+    return np.logical_not(outside, out=outside)
 
 
 def number_column(pl, name: str, arr: np.ndarray, bad: list[int], *, as_json: bool = False):
@@ -56,33 +59,39 @@ def _mark_for_repr(arrays: list[np.ndarray], bad: list[int]) -> list[bytes]:
     in ``arrays`` (copies, where one changes) those numbers become nan, the one number Polars
     writes with a capital letter (``NaN``), so that the text shows where they go. (A bad row's
     fields are left empty.)"""
-    need = np.column_stack([_needs_repr(a) for a in arrays])
-    if bad:
-        need[bad] = False
-    cells = np.flatnonzero(need)  # (in the order of the text: row by row)
-    if not cells.size:
+    width = len(arrays)
+    cells, values = [], []
+    for k, arr in enumerate(arrays):
+        rows = np.flatnonzero(_needs_repr(arr))
+        if bad and rows.size:
+            rows = rows[~np.isin(rows, bad)]
+        if rows.size:
+            values.append(arr[rows])
+            cells.append(rows * width + k)
+            arr = arrays[k] = arr.copy()
+            arr[rows] = np.nan
+    if not cells:
         return []
-    rows, ks = np.divmod(cells, len(arrays))
-    values = np.empty(cells.size)
-    for k in range(len(arrays)):
-        at = rows[ks == k]
-        if at.size:
-            arr = arrays[k] = arrays[k].copy()
-            values[ks == k] = arr[at]
-            arr[at] = np.nan
-    return [repr(v).encode() for v in values.tolist()]
+    order = np.argsort(np.concatenate(cells), kind="stable")  # (the order of the text)
+    return [repr(v).encode() for v in np.concatenate(values)[order].tolist()]
 
 
-def _put_back(out: IO[bytes], text, texts: list[bytes]) -> None:
-    """``text`` to ``out`` with its k-th ``NaN`` written as ``texts[k]``. (Only a number is in the
-    text, so an ``N`` is only ever in a ``NaN``. The pieces are joined, then written a slice at
-    a time: a write of each would be a system call every few kilobytes.)"""
-    marks = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == ord("N"))[::2].tolist()
-    parts = [text[:marks[0]]]
-    for k in range(1, len(marks)):
-        parts += (texts[k - 1], text[marks[k - 1] + 3:marks[k]])
-    parts += (texts[-1], text[marks[-1] + 3:])
-    write_slices(out, b"".join(parts))
+def _put_back(out: IO[bytes], text: bytearray, end: int, texts: list[bytes]) -> None:
+    """``text[:end]`` to ``out`` with its k-th ``NaN`` written as ``texts[k]``. (Only a number is
+    in the text, so an ``N`` is only ever in a ``NaN``. The pieces are joined, then written a
+    slice at a time: a write of each would be a system call every few kilobytes.)"""
+    find = text.find
+    parts = []
+    prev = 0
+    with memoryview(text) as view:
+        for repl in texts:
+            at = find(b"N", prev)  # (one byte: memchr, 10x a search for "NaN")
+            parts += (view[prev:at], repl)
+            prev = at + 3
+        parts.append(view[prev:end])
+        whole = b"".join(parts)
+        parts.clear()  # (the views let go before the buffer may grow again)
+    write_slices(out, whole)
 
 
 def write_slices(out: IO[bytes], text) -> None:
@@ -152,10 +161,10 @@ class CsvWriter:
         self.text.clear()
         pl.DataFrame(series).write_csv(self.text, include_header=False, null_value="",
                                        quote_style="necessary", line_terminator="\n")
-        with self.text.view() as text:
-            if texts:
-                _put_back(self.out, text, texts)
-            else:
+        if texts:
+            _put_back(self.out, self.text.buf, self.text.n, texts)
+        else:
+            with self.text.view() as text:
                 write_slices(self.out, text)
 
     def close(self) -> None:
