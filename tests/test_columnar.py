@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddx.app import columnar, colwrite, csvio, overlap
+from ddx.app import columnar, csvio, overlap
 from ddx.app.datajob import DataJob
 
 
@@ -127,17 +127,24 @@ def test_any_numbers_and_bad_rows_are_written_as_the_plain_writer_writes_them(ro
         assert fast == plain
 
 
-def test_polars_writes_every_float_but_the_listed_ones_as_repr():
-    """The premise of colwrite: Polars' text is Python's repr outside nan and [1e-10, 1e-4)."""
+def test_the_plain_writers_text_of_every_float_is_polars_text():
+    """The premise of both CSV writers: Polars' text of a float64 is csvio.short_text of its repr
+    (random bit patterns, every magnitude, the band below 1e-4 where they differ, both signs)."""
     rng = np.random.default_rng(4)
     x = np.concatenate([rng.integers(0, 2**64, 200_000, dtype=np.uint64).view(np.float64),
-                        10.0 ** rng.uniform(-30, 30, 200_000), np.round(rng.uniform(-1e17, 1e17,
-                                                                                    50_000)),
-                        np.array(SPECIAL)])
-    x = x[~colwrite._needs_repr(x)]
+                        10.0 ** rng.uniform(-30, 30, 200_000),
+                        10.0 ** rng.uniform(-11, -3, 100_000) * rng.choice([-1, 1], 100_000),
+                        np.round(rng.uniform(-1e17, 1e17, 50_000)),
+                        np.array(SPECIAL + [np.nan, np.inf, -np.inf, 1e-10, -1e-5,
+                                            9.999999999999999e-05, 1.0000000000000001e-05])])
     buf = io.BytesIO()
     pl.DataFrame({"v": x}).write_csv(buf, include_header=False)
-    assert buf.getvalue().decode().splitlines() == list(map(repr, x.tolist()))
+    assert buf.getvalue().decode().splitlines() == [csvio.short_text(repr(v))
+                                                     for v in x.tolist()]
+    assert [csvio.short_text(repr(v)) for v in (1e-05, -1.5e-05, 9.99e-05, 1.5e-07, 2e-09,
+                                                1.5e-10, np.nan, 1e+16, 0.0001)] == \
+        ["0.00001", "-0.000015", "0.0000999", "1.5e-7", "2e-9", "1.5e-10", "NaN", "1e+16",
+         "0.0001"]
 
 
 def test_jsonl_bytes_and_messages_match_the_plain_path(tmp_path, small_blocks):

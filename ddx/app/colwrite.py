@@ -1,10 +1,10 @@
 """Results written by Polars and Arrow (the ``data`` extra): CSV and JSON Lines with the very bytes
 the plain writer (ddx/app/csvio.py) writes, and Parquet.
 
-Polars writes a float64 in the same shortest round-trip form as Python's ``repr`` except for
-nan (``NaN``) and from 1e-9 to 1e-4 (``0.00001``, ``1.5e-7`` where Python writes ``1e-05``,
-``1.5e-07``; tests/test_columnar.py checks every other magnitude). Those few numbers are written
-by ``repr`` instead."""
+Both CSV writers write a float64 as Polars does: the shortest text that reads back as it, which
+is Python's ``repr`` except nan and from 1e-9 to 1e-4 (``NaN``, ``0.00001``, ``1.5e-7``; the
+plain writer turns repr into that, csvio.short_text). JSON Lines has json.dumps' numbers, as
+the plain writer's: there Polars' text is mended where it differs."""
 
 from __future__ import annotations
 
@@ -29,69 +29,17 @@ def _needs_repr(arr: np.ndarray) -> np.ndarray:
     return np.logical_not(outside, out=outside)
 
 
-def number_column(pl, name: str, arr: np.ndarray, bad: list[int], *, as_json: bool = False):
-    """A result column for the text writers: floats where Polars writes them as Python would,
-    text where it does not, and a null (an empty field) in every bad row."""
+def json_column(pl, name: str, arr: np.ndarray):
+    """A result column's numbers as json.dumps writes them: Polars' text, with repr's where
+    Polars' differs, and a non-finite number as the string of its repr."""
     arr = np.asarray(arr, dtype=np.float64)
-    fix = np.flatnonzero(_needs_repr(arr) | (np.isinf(arr) if as_json else False))
-    series = pl.Series(name, arr)
-    if fix.size or as_json:
-        series = series.cast(pl.String)
-        if fix.size:
-            texts = [repr(v) for v in arr[fix].tolist()]
-            if as_json:  # json.dumps writes a non-finite number as the string of its repr
-                texts = [t if t not in ("nan", "inf", "-inf") else f'"{t}"' for t in texts]
-            series = series.scatter(fix, texts)
-    if bad:
-        series = series.scatter(bad, None)
+    fix = np.flatnonzero(_needs_repr(arr) | np.isinf(arr))
+    series = pl.Series(name, arr).cast(pl.String)
+    if fix.size:
+        texts = [repr(v) for v in arr[fix].tolist()]
+        texts = [t if t not in ("nan", "inf", "-inf") else f'"{t}"' for t in texts]
+        series = series.scatter(fix, texts)
     return series
-
-
-def _csv_bytes(frame) -> bytes:
-    buf = io.BytesIO()
-    frame.write_csv(buf, include_header=False, null_value="", quote_style="necessary",
-                    line_terminator="\n")
-    return buf.getvalue()
-
-
-def _mark_for_repr(arrays: list[np.ndarray], bad: list[int]) -> list[bytes]:
-    """``repr`` of every number Polars writes otherwise, row by row, each row's left to right;
-    in ``arrays`` (copies, where one changes) those numbers become nan, the one number Polars
-    writes with a capital letter (``NaN``), so that the text shows where they go. (A bad row's
-    fields are left empty.)"""
-    width = len(arrays)
-    cells, values = [], []
-    for k, arr in enumerate(arrays):
-        rows = np.flatnonzero(_needs_repr(arr))
-        if bad and rows.size:
-            rows = rows[~np.isin(rows, bad)]
-        if rows.size:
-            values.append(arr[rows])
-            cells.append(rows * width + k)
-            arr = arrays[k] = arr.copy()
-            arr[rows] = np.nan
-    if not cells:
-        return []
-    order = np.argsort(np.concatenate(cells), kind="stable")  # (the order of the text)
-    return [repr(v).encode() for v in np.concatenate(values)[order].tolist()]
-
-
-def _put_back(out: IO[bytes], text: bytearray, end: int, texts: list[bytes]) -> None:
-    """``text[:end]`` to ``out`` with its k-th ``NaN`` written as ``texts[k]``. (Only a number is
-    in the text, so an ``N`` is only ever in a ``NaN``. The pieces are joined, then written a
-    slice at a time: a write of each would be a system call every few kilobytes.)"""
-    find = text.find
-    parts = []
-    prev = 0
-    with memoryview(text) as view:
-        for repl in texts:
-            at = find(b"N", prev)  # (one byte: memchr, 10x a search for "NaN")
-            parts += (view[prev:at], repl)
-            prev = at + 3
-        parts.append(view[prev:end])
-        whole = b"".join(parts)
-        parts.clear()  # (the views let go before the buffer may grow again)
-    write_slices(out, whole)
 
 
 def write_slices(out: IO[bytes], text) -> None:
@@ -102,10 +50,10 @@ def write_slices(out: IO[bytes], text) -> None:
 
 
 class TextBuffer:
-    """Where Polars writes a block's text: one buffer for every block, grown when it must.
-    (A new io.BytesIO per block maps fresh pages as it grows, each block: 0.4-0.7 s of system
-    time over 10^7 rows, against writing into the file itself, which ddx cannot: it mends the
-    text first.)"""
+    """Where Polars writes a block's text: one buffer for every block, grown when it must. (A new
+    io.BytesIO per block maps fresh pages as it grows: 0.4-0.7 s of system time over 10^7 rows.
+    Polars does not write into the output itself: a write error there would come back as
+    Polars' bare OSError, not as ddx's message naming the file.)"""
 
     def __init__(self) -> None:
         self.buf = bytearray()
@@ -118,7 +66,8 @@ class TextBuffer:
         end = self.n + len(data)
         if end > len(self.buf):
             self.buf.extend(bytes(max(end, 2 * len(self.buf)) - len(self.buf)))
-        self.buf[self.n:end] = data
+        with memoryview(self.buf) as view:  # (one copy: a bytearray's own slice assignment
+            view[self.n:end] = data         # copies bytes into a new bytearray first)
         self.n = end
         return len(data)
 
@@ -148,24 +97,19 @@ class CsvWriter:
 
     def write(self, block, columns: list[np.ndarray]) -> None:
         pl = self.pl
-        bad = sorted(block.bad)
+        series = [pl.Series(n, np.asarray(c, dtype=np.float64))
+                  for n, c in zip(self.names, columns)]
+        if block.bad:
+            bad = sorted(block.bad)
+            series = [s.scatter(bad, None) for s in series]  # (empty fields)
+        frame = pl.DataFrame(series)
         if self.kept:
-            series = [number_column(pl, n, c, bad) for n, c in zip(self.names, columns)]
-            self.out.write(_csv_bytes(block.kept.hstack(pl.DataFrame(series))))
-            return
-        arrays = [np.asarray(c, dtype=np.float64) for c in columns]
-        texts = _mark_for_repr(arrays, bad)
-        series = [pl.Series(n, a) for n, a in zip(self.names, arrays)]
-        if bad:
-            series = [s.scatter(bad, None) for s in series]
+            frame = block.kept.hstack(frame)
         self.text.clear()
-        pl.DataFrame(series).write_csv(self.text, include_header=False, null_value="",
-                                       quote_style="necessary", line_terminator="\n")
-        if texts:
-            _put_back(self.out, self.text.buf, self.text.n, texts)
-        else:
-            with self.text.view() as text:
-                write_slices(self.out, text)
+        frame.write_csv(self.text, include_header=False, null_value="", quote_style="necessary",
+                        line_terminator="\n")
+        with self.text.view() as text:
+            write_slices(self.out, text)
 
     def close(self) -> None:
         pass
@@ -192,7 +136,7 @@ class JsonlWriter:
             parts += [pl.lit(", " + self.keys[k]), pl.lit(text)]
         for k, (name, col) in enumerate(zip(self.names, columns)):
             key = self.keys[len(self.kept) + k]
-            parts += [pl.lit(", " + key), pl.lit(number_column(pl, name, col, [], as_json=True))]
+            parts += [pl.lit(", " + key), pl.lit(json_column(pl, name, col))]
         line = pl.select(pl.concat_str(parts + [pl.lit("}")]).alias("line")).to_series()
         if block.bad:
             bad = sorted(block.bad)
