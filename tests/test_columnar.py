@@ -90,6 +90,34 @@ def test_csv_bytes_rows_and_messages_match_the_plain_path(tmp_path, small_blocks
     assert out[90].split(",")[0] == repr((10.0 * 2 + 3) ** 2)
 
 
+def test_a_bad_row_is_read_again_alone_not_its_whole_block(tmp_path, monkeypatch):
+    """Fields Polars does not read as numbers, empty fields, short and empty rows: only those
+    rows go through the plain reader's code again (a long row still sends its piece there)."""
+    read_again: list[str] = []
+    slowly = csvio.parse_rows_slowly
+
+    def counting(lines, *args):
+        read_again.extend(lines)
+        return slowly(lines, *args)
+
+    rng = np.random.default_rng(8)
+    rows = rng.standard_normal((3000, 3))
+    lines = ["w,x,b"] + [",".join(map(repr, r)) for r in rows.tolist()]
+    lines[10] = "1.0,,2.0"
+    lines[500] = "1.0,abc,2.0"
+    lines[1500] = "1.0,2.0"
+    lines[2000] = ""
+    lines[2500] = "1_0,2,3"  # (Python's float reads it, Polars does not: a good row)
+    (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
+    plain = run_job(tmp_path / "d.csv", "(w*x+b)^2", plain=True)
+    monkeypatch.setattr(csvio, "parse_rows_slowly", counting)
+    fast = run_job(tmp_path / "d.csv", "(w*x+b)^2", plain=False)
+    assert fast == plain and fast[3] == 4
+    assert read_again == [lines[i] + "\n" for i in (10, 500, 1500, 2000, 2500)]
+    assert fast[0].decode().splitlines()[2500] == ",".join(
+        map(repr, closed_form(np.array([[10.0, 2.0, 3.0]]))[0].tolist()))
+
+
 def test_lone_carriage_returns_and_crlf_count_rows_as_the_plain_reader(tmp_path, small_blocks):
     text = b"w,x,b\r\n1,2,3\r\n4,5,6\r7,8,9\n" + b"".join(
         b"%d,1,2\r\n" % i for i in range(40))

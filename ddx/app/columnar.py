@@ -140,66 +140,97 @@ class CsvSource:
                 yield chunk
                 first += chunk.n
 
-    def fast(self, block: bytes, lines: int):
-        """Polars' parse of a block, or None when the block needs a second look."""
+    def fast(self, block: bytes, lines: int | None):
+        """Polars' parse of a block, or None when it needs a second look: when Polars could read
+        its rows otherwise than the plain reader (a long row, a lone carriage return, a line
+        break in quotes). A field Polars does not read as a number, an empty field, an empty or
+        short row come back null: those rows alone are read again, by the plain reader's code
+        (``mend``), so that a bad row costs a row's work, not a block's."""
         if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
             return None
         pl = self.pl
         try:
-            df = pl.read_csv(block, has_header=False, schema=self.schema,
-                             columns=self.use, quote_char='"', null_values=None,
-                             infer_schema=False)
-        except pl.exceptions.PolarsError:  # any doubt: the block is read again, row by row
+            df = pl.read_csv(block, has_header=False, schema=self.schema, columns=self.use,
+                             quote_char='"', null_values=None, infer_schema=False,
+                             ignore_errors=True)
+        except pl.exceptions.PolarsError:  # (a long row, or anything else Polars refuses)
             return None
-        if lines is not None and df.height != lines:
-            return None
-        # (a short row has nulls at its end, and the last column is always read)
-        if any(df.get_column(c).null_count() for c in self.check):
-            return None
-        numbers = {}
-        for c, v in self.var_at.items():
+        if df.height != (lines if lines is not None else block.count(b"\n")):
+            return None  # (quotes held a line break: Polars' rows are not the lines)
+        series, doubt = {}, None
+        for c in self.check:  # (a short row has nulls at its end: the last column is read)
             col = df.get_column(c)
-            if col.dtype != pl.Float64:
-                col = col.cast(pl.Float64, strict=False)
-                if col.null_count():
-                    return None
-            numbers[v] = col
+            if c in self.var_at:
+                if col.dtype != pl.Float64:  # (a kept column: read as text)
+                    col = col.cast(pl.Float64, strict=False)
+                series[self.var_at[c]] = col
+            if col.null_count():
+                nulls = col.is_null().to_numpy()
+                doubt = nulls if doubt is None else doubt | nulls
+        # (a column parsed on several threads comes in pieces: joined once, see ``slices``)
+        arrays = {v: (s.rechunk() if s.n_chunks() > 1 else s).to_numpy()
+                  for v, s in series.items()}
         kept = None
         if self.kept:
             kept = df.select([self.pl.col(c).alias(n) for c, n in zip(self.keep_at, self.kept)])
-        return numbers, kept, df.height
+        bad: dict[int, str] = {}
+        if doubt is not None:
+            bad, kept = self.mend(block, np.flatnonzero(doubt), arrays, kept)
+        return arrays, kept, df.height, bad
+
+    def mend(self, block: bytes, rows: np.ndarray, arrays: dict, kept):
+        """The rows ``rows`` of a block read again as the plain reader reads them: their numbers
+        into ``arrays``, their kept fields into ``kept``; the bad ones (row -> why)."""
+        ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+        starts = np.concatenate(([0], ends[:-1] + 1))
+        lines = [block[a:b + 1].decode("utf-8", "surrogateescape")
+                 for a, b in zip(starts[rows].tolist(), ends[rows].tolist())]
+        data, bad = csvio.parse_rows_slowly(lines, self.width, self.wanted_index, list(self.wanted))
+        for k, v in enumerate(self.names):
+            if not arrays[v].flags.writeable:
+                arrays[v] = arrays[v].copy()
+            arrays[v][rows] = data[:, k]
+        if kept is not None:
+            fields = self.kept_fields(lines)
+            kept = self.pl.DataFrame([kept.get_column(n).clone().scatter(rows, [f[j] for f in fields])
+                                      for j, n in enumerate(self.kept)])
+        return {int(rows[i]): why for i, why in bad.items()}, kept
+
+    def kept_fields(self, lines: list[str]) -> list[list]:
+        """The kept fields of each line as the plain reader splits it (all None for a row of
+        the wrong width; an empty field None, as Polars reads it)."""
+        import csv
+
+        idx = [self.header.index(c) for c in self.kept]
+        rows = []
+        for line in lines:
+            fields = next(csv.reader([line.rstrip("\r\n")]), [])
+            ok = len(fields) == self.width
+            rows.append([fields[i] or None if ok else None for i in idx])
+        return rows
 
     def slices(self, got, first: int) -> Iterator[Block]:
         """Blocks of CHUNK_ROWS rows whose columns are numpy views of the parsed data.
 
-        (A column Polars parsed on several threads comes in pieces: they are joined once, so
+        (A column Polars parsed on several threads comes in pieces: they were joined once, so
         that the blocks have one size and the replay one template; blocks of every size the
         threads happen to cut would each keep a template of their own.)"""
-        numbers, kept, height = got
-        numbers = {v: s.rechunk() if s.n_chunks() > 1 else s for v, s in numbers.items()}
-        arrays = {v: s.to_numpy() for v, s in numbers.items()}
+        arrays, kept, height, bad = got
         step = csvio.CHUNK_ROWS
         for start in range(0, height, step):
             n = min(step, height - start)
-            yield Block(first + start, n, {v: a[start:start + n] for v, a in arrays.items()}, {},
-                        kept.slice(start, n) if kept is not None else None)
+            here = {i - start: why for i, why in bad.items() if start <= i < start + n}
+            yield Block(first + start, n, {v: a[start:start + n] for v, a in arrays.items()},
+                        here, kept.slice(start, n) if kept is not None else None)
 
     def slow(self, piece: bytes, first: int) -> Block:
-        import csv
-
         lines = _lines(piece)
         data, bad = csvio.parse_rows_slowly(lines, self.width, self.wanted_index, list(self.wanted))
         columns = {v: np.ascontiguousarray(data[:, k]) for k, v in enumerate(self.names)}
         kept = None
         if self.kept:
-            idx = [self.header.index(c) for c in self.kept]
-            rows = []
-            for line in lines:
-                fields = next(csv.reader([line.rstrip("\r\n")]), [])
-                ok = len(fields) == self.width
-                rows.append([fields[i] or None if ok else None for i in idx])  # ('' as Polars)
-            kept = self.pl.DataFrame(rows, schema={n: self.pl.String for n in self.kept},
-                                     orient="row")
+            kept = self.pl.DataFrame(self.kept_fields(lines),
+                                     schema={n: self.pl.String for n in self.kept}, orient="row")
         return Block(first, len(lines), columns, bad, kept)
 
 
