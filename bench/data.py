@@ -14,6 +14,11 @@ numpy's closed form.
     python bench/data.py                        # 10^6 and 10^7 rows, 3 rounds
     python bench/data.py --rows 1e6 --rounds 1  # quick
     python bench/data.py --memory 1e8           # ddx's peak memory at 10^6 and 10^8 rows
+    python bench/data.py --bad 0.001            # 0.1% of the rows with an empty field
+
+With ``--bad F`` a fraction F of the rows has one field empty (a null in Parquet): ddx reports
+each as a bad row and writes it with empty results, Polars and DuckDB read a null and write
+nulls; the check skips those rows.
 
 Polars, DuckDB and scipy are benchmark-only: pip install polars duckdb scipy 'ddx[data]'.
 """
@@ -83,14 +88,16 @@ con.sql(f"COPY (SELECT {sel}) TO '{dst}' {fmt}")
 """
 
 
-def generate(kind: str, n: int) -> dict[str, str]:
-    """The workload's input as CSV and Parquet (made once; kept under WORK between runs)."""
+def generate(kind: str, n: int, bad: float = 0.0) -> dict[str, str]:
+    """The workload's input as CSV and Parquet (made once; kept under WORK between runs), with
+    one field empty in a fraction ``bad`` of the rows."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
     os.makedirs(WORK, exist_ok=True)
-    paths = {fmt: f"{WORK}/{kind}_{n}.{fmt}" for fmt in ("csv", "parquet")}
+    tag = f"_bad{bad:g}" if bad else ""
+    paths = {fmt: f"{WORK}/{kind}_{n}{tag}.{fmt}" for fmt in ("csv", "parquet")}
     if all(os.path.exists(p) for p in paths.values()):
         return paths
     rng = np.random.default_rng(2026)
@@ -105,6 +112,11 @@ def generate(kind: str, n: int) -> dict[str, str]:
             cols = {"S": rng.uniform(50, 150, m), "K": rng.uniform(50, 150, m),
                     "sigma": rng.uniform(0.1, 0.6, m), "r": rng.uniform(0, 0.08, m),
                     "T": rng.uniform(0.05, 3, m)}
+        if bad:
+            hit = rng.random(m) < bad
+            which = rng.integers(0, len(names), m)
+            cols = {k: pa.array(v, mask=hit & (which == j)) for j, (k, v) in
+                    enumerate(cols.items())}
         table = pa.table(cols)
         if csv_w is None:
             csv_w = pcsv.CSVWriter(paths["csv"] + ".tmp", table.schema)
@@ -137,14 +149,14 @@ LAUNCH = ("import resource, subprocess, sys, time\n"
           "print(code, t, u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr)")
 
 
-def run_once(cmd: list[str], env: dict) -> tuple[float, int]:
+def run_once(cmd: list[str], env: dict, bad_ok: bool = False) -> tuple[float, int]:
     """(seconds, peak resident KiB) of one process; its CPU seconds (user + system) are left in
-    run_once.cpu."""
+    run_once.cpu. (``bad_ok``: exit code 1, ddx's for a run with bad rows, is no failure.)"""
     proc = subprocess.run([sys.executable, "-S", "-c", LAUNCH, *cmd], env=env,
                           capture_output=True)
     err = proc.stderr.decode().strip().splitlines()
     code, took, peak, cpu = err[-1].split()
-    if code != "0":
+    if code != "0" and not (bad_ok and code == "1"):
         raise SystemExit(f"{cmd[:4]} failed ({code}): {chr(10).join(err[-8:])}")
     run_once.cpu = float(cpu)
     return float(took), int(peak)
@@ -180,17 +192,20 @@ def check(kind: str, src: str, dst: str, rows: int = 100_000) -> float:
     worst = 0.0
     for name, w in want.items():  # relative, except near 0 (1e-9 of the column's largest)
         got = out[name].to_numpy()
+        ok = ~np.isnan(w)  # (a bad row: a null in, nothing to check)
+        got, w = got[ok], w[ok]
         scale = np.maximum(np.abs(w), 1e-9 * np.abs(w).max())
         worst = max(worst, float(np.max(np.abs(got - w) / scale)))
     return worst
 
 
-def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str]) -> list[dict]:
+def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str],
+          bad: float = 0.0) -> list[dict]:
     tools = ["ddx", "polars", "duckdb"]
     results = []
     for n in sizes:
         for kind in kinds:
-            paths = generate(kind, n)
+            paths = generate(kind, n, bad)
             for fmt in formats:
                 these = tools + (["ddx (plain reader)"] if fmt == "csv" and n <= 1_000_000 else [])
                 times = {t: [] for t in these}
@@ -201,7 +216,8 @@ def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str]) -
                     order = these[k % len(these):] + these[:k % len(these)]
                     for tool in order:
                         dst = f"{WORK}/out_{tool.split()[0]}.{fmt}"
-                        took, peak = run_once(*command(tool, kind, paths[fmt], dst))
+                        took, peak = run_once(*command(tool, kind, paths[fmt], dst),
+                                              bad_ok=bad > 0)
                         times[tool].append(took)
                         cpus[tool].append(run_once.cpu)
                         peaks[tool] = max(peaks[tool], peak)
@@ -241,6 +257,8 @@ def main() -> None:
     ap.add_argument("--only", default="wxb,bs", help="workloads: wxb, bs")
     ap.add_argument("--formats", default="csv,parquet")
     ap.add_argument("--memory", type=float, help="also ddx's peak memory at this many rows")
+    ap.add_argument("--bad", type=float, default=0.0,
+                    help="the fraction of rows with an empty field (bad rows for ddx)")
     args = ap.parse_args()
     print(f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     import duckdb
@@ -248,7 +266,7 @@ def main() -> None:
 
     print(f"polars {polars.__version__}, duckdb {duckdb.__version__}, numpy {np.__version__}")
     sizes = [int(float(s)) for s in args.rows.split(",") if s]
-    bench(sizes, args.rounds, args.only.split(","), args.formats.split(","))
+    bench(sizes, args.rounds, args.only.split(","), args.formats.split(","), args.bad)
     if args.memory:
         memory(int(args.memory))
 

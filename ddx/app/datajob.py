@@ -131,9 +131,8 @@ class DataJob:
 
         run = self.run
         chunks = ahead(source.chunks())
-        # (read, compute and write overlap, on three threads; Parquet's row groups stay the
-        # blocks they were)
-        behind = WriteBehind(writer, gather=GATHER_ROWS if self.fmt_out != "parquet" else 0)
+        # (read, compute and write overlap, on three threads; a Parquet row group is a run)
+        behind = WriteBehind(writer, gather=GATHER_ROWS)
         try:
             for chunk in chunks:
                 with np.errstate(all="ignore"):

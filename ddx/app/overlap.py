@@ -1,8 +1,9 @@
 """A data job's writer on a thread of its own: the results of one block are encoded and written
 (by Polars or Arrow, which let go of the GIL) while the next block is read and computed. The
-blocks are written one at a time in the order given, so the output's bytes are the same; for a
-text format they are first gathered into runs of ``gather`` rows (Polars writes 65,536 rows at a
-time 1.6 times slower than 262,144: each call has its own cost), which writes the same bytes."""
+blocks are written one at a time in the order given, so the output's bytes are the same; they
+are first gathered into runs of ``gather`` rows (Polars writes 65,536 rows at a time 1.6 times
+slower than 262,144: each call has its own cost), which writes the same bytes in a text format
+and one row group a run in Parquet."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import threading
 import numpy as np
 
 _STOP = object()
-GATHER_ROWS = 1 << 18  # rows written at a time in a text format
+GATHER_ROWS = 1 << 18  # rows written at a time (Polars' own row group for Parquet)
 
 
 class Gathered:
