@@ -7,7 +7,6 @@ whole file; the directory stays bounded; the cache can be turned off or moved.""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 
 import ddx
 from ddx.app.api import Trace
-from ddx.replay import diskcache
+from ddx.replay import diskcache, diskread
 from ddx.replay.cache import TEMPLATES
 from ddx.replay.lean import compile_source
 from ddx.replay.plan import Plan
@@ -169,28 +168,20 @@ def _damage(path: Path, how: str) -> None:
 
 
 def _resigned(path: Path, edit) -> None:
-    """Rewrite the file's body with ``edit(header, columns)`` and a matching SHA-256: a
-    change that the checksum cannot catch, which the reader must still refuse."""
+    """Rewrite the file's body with ``edit(header, columns)`` and a matching CRC: a change
+    that the check cannot catch, which the reader must still refuse."""
     import json
 
-    data = path.read_bytes()
-    start = len(diskcache.MAGIC) + 32
-    body = data[start:]
-    size = int.from_bytes(body[:8], "little")
-    header = json.loads(body[8:8 + size])
-    at = 8 + size
-    cols = {}
-    for name, dtype, count in header["columns"]:
-        cols[name] = np.frombuffer(body, dtype=dtype, count=count, offset=at).copy()
-        at += cols[name].nbytes + (-cols[name].nbytes % 8)
-    assert at == len(body)
+    header, found = diskread.columns(path.read_bytes())
+    cols = {name: arr.copy() for name, arr in found.items()}
     edit(header, cols)
+    for entry in header["columns"]:  # (an edit may need a wider type)
+        entry[1] = cols[entry[0]].dtype.str
     head = json.dumps(header).encode()
-    head += b" " * (-(len(diskcache.MAGIC) + 32 + 8 + len(head)) % 8)
+    head += b" " * (-(diskread.PREFIX + 8 + len(head)) % 8)
     new = len(head).to_bytes(8, "little") + head + b"".join(
-        diskcache._padded(cols[name].astype(dtype).tobytes())
-        for name, dtype, _ in header["columns"])
-    path.write_bytes(diskcache.MAGIC + hashlib.sha256(new).digest() + new)
+        diskcache._padded(cols[name].tobytes()) for name, _, _ in header["columns"])
+    path.write_bytes(diskread.seal(new))
 
 
 def _bj(header, cols):
@@ -202,6 +193,7 @@ def _op(header, cols):
 
 
 def _oob(header, cols):
+    cols["a"] = cols["a"].astype(np.int32)
     cols["a"][-1] = 10 ** 6  # an input past the end
 
 
@@ -231,8 +223,26 @@ def _grads_at(header, cols):
     header["grads_at"] = [["x", -1]]
 
 
+def _first(header, cols):
+    cols["bfirst"][-1] ^= 1  # a gradient added to nothing, or one assigned over another
+
+
+def _order(header, cols):
+    # the first backward step and the last swapped: a node's gradient read before it is whole
+    for name in ("bi", "bform", "bj", "bfirst", "bslot"):
+        cols[name][[0, -1]] = cols[name][[-1, 0]]
+
+
+def _arity(header, cols):
+    cols["b"] = cols["b"].astype(np.int32)
+    cols["b"][cols["b"] >= 0] = -(1 << 31)  # binary ops given one input (their forms too)
+    cols["fform"][:] = 1
+    cols["bform"][:] = 1
+
+
 @pytest.mark.parametrize("how", ["flip", "truncate", "empty", "magic", "garbage", _bj, _op,
-                                 _oob, _key, _kw, _kw_name, _label, _name, _grads_at])
+                                 _oob, _key, _kw, _kw_name, _label, _name, _grads_at, _first,
+                                 _order, _arity])
 def test_a_damaged_or_altered_file_is_ignored_and_rewritten(cache, how):
     text, bindings = LONG[3]
     names, shapes, arrays = _inputs(bindings)
@@ -349,6 +359,56 @@ def test_the_columns_are_aligned_in_the_file(cache):
     names, shapes, _ = _inputs(bindings)
     compile_source(text, names, shapes, F64)
     data = _file(cache).read_bytes()
-    start = len(diskcache.MAGIC) + 32
+    start = diskread.PREFIX
     size = int.from_bytes(data[start:start + 8], "little")
     assert (start + 8 + size) % 8 == 0 and len(data) % 8 == 0
+
+
+MORE = LONG + [  # keywords (2 - x is rsub(x, other=2)), sums of one number, int exponents
+    (" + ".join(f"sum(x * {i}) - ({i} - x)^2 / (x^3 + {i + 1})" for i in range(120)),
+     {"x": 0.75}),
+    ("y = 2 - w; z = sum(y * x); " + " - ".join(f"({i % 4} - z) * sum(w / {i + 1})"
+                                               for i in range(150)),
+     {"w": np.linspace(0.5, 1.5, 4), "x": np.linspace(-1, 1, 4)}),
+]
+
+
+@pytest.mark.parametrize("text, bindings", MORE)
+def test_the_first_replay_runs_on_the_file_s_columns_with_a_fresh_compile_s_bits(
+        cache, text, bindings):
+    from ddx.replay.disktemplate import DiskTemplate
+
+    names, shapes, arrays = _inputs(bindings)
+    fresh = compile_source(text, names, shapes, F64)
+    want = _run(fresh, arrays)
+    kept = diskcache.load(text, names, shapes)
+    assert type(kept) is DiskTemplate and kept.steps is not None
+    assert _run(kept, arrays) == want  # forward and backward on the columns
+    assert kept.steps is not None and kept.steps.ran  # (not made whole by its first run)
+    assert _run(kept, arrays) == want  # run again: made whole, with its Plan
+    assert kept.steps is None and kept.plan.__class__ is Plan
+    assert _fields(kept) == _fields(fresh)
+    assert _plan_fields(kept.plan) == _plan_fields(Plan(fresh))
+
+
+def test_a_field_asked_of_a_template_from_the_disk_makes_it_whole_first(cache):
+    text, bindings = MORE[4]
+    names, shapes, arrays = _inputs(bindings)
+    fresh = compile_source(text, names, shapes, F64)
+    kept = diskcache.load(text, names, shapes)
+    assert kept.json_format() == fresh.json_format() and kept.steps is None
+    assert _run(kept, arrays) == _run(fresh, arrays)
+
+
+def test_a_domain_problem_on_the_columns_is_the_ordinary_path_s_warning(cache):
+    text = " + ".join(f"log(x + {i / 1000!r}) * {i}" for i in range(300))
+    names, shapes, _ = _inputs({"x": 0.5})
+    fresh = compile_source(text, names, shapes, F64)
+    kept = diskcache.load(text, names, shapes)
+    assert kept.forward([np.asarray(-1.0)]) is None  # (nan from log: an event)
+    assert fresh.forward([np.asarray(-1.0)]) is None
+    TEMPLATES.clear()
+    ordinary = Trace(text, {"x": -1.0}, lean=False)
+    got = ddx.trace(text, x=-1.0)  # (read from the disk: the event sends it the ordinary way)
+    assert got.warnings == ordinary.warnings and got.warnings
+    assert np.isnan(got.value) and np.isnan(ordinary.value.item())
