@@ -9,11 +9,11 @@ old layout. The next process reads the file instead of parsing (ddx/replay/diskr
 its first replay runs on the file's columns, and a template used again is made whole by the
 same ``from_columns`` as a fresh compile (tests compare the two field by field).
 
-The file is data only, in a layout this module reads itself: a JSON header, the text itself
-and numpy's raw integer and float columns, each in the narrowest integer type that holds it
-(no pickle, marshal or code), behind a CRC-32 and the length of all of it (a check against
-damage: ddx/replay/diskread.py validates every column, as a hostile file could carry a
-matching CRC). A file that is unreadable, truncated, altered, from another key, text or
+The file is data only, in a layout this module reads itself: a JSON header and numpy's raw
+integer and float columns, each in the narrowest integer type that holds it, each distinct
+number once (no pickle, marshal or code), behind a CRC-32 and the length of all of it (a
+check against damage: ddx/replay/diskread.py validates every column, as a hostile file
+could carry a matching CRC). A file that is unreadable, truncated, altered, from another key, text or
 layout, or that names an op this ddx lacks is ignored (and rewritten on the next compile).
 Writers write a file of their own and rename it into place, so two processes writing at
 once leave one whole file. The directory is kept under MAX_BYTES by removing the least
@@ -78,18 +78,18 @@ def code_stamp() -> str:
     return _STAMP[0]
 
 
-def _digest(data: bytes, more: bytes = b"") -> str:
-    """64 bits of zlib's checksums of ``data`` + ``more``: names, not proofs (the file holds
-    what it is for, and the reader compares that)."""
-    return f"{zlib.crc32(more, zlib.crc32(data)):08x}{zlib.adler32(more, zlib.adler32(data)):08x}"
+def _digest(data: bytes) -> str:
+    """64 bits of zlib's CRC-32 and Adler-32 of ``data`` (against chance, as a cache needs:
+    anyone who can write the folder can make ddx read anything anyway)."""
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
-def _key(source: str, names: list[str], shapes: list[tuple]) -> tuple[str, str, bytes]:
-    """(file name, the key text written inside the file, the text's bytes, also written
-    there) for a compile's inputs."""
-    text = source.encode("utf-8", "surrogatepass")
-    key = json.dumps([code_stamp(), len(source), names, [list(s) for s in shapes], "float64"])
-    return f"{_digest(key.encode(), text)}{len(text):x}.ddxt", key, text
+def _key(source: str, names: list[str], shapes: list[tuple]) -> tuple[str, str]:
+    """(file name, the key text written inside the file) for a compile's inputs."""
+    text = _digest(source.encode("utf-8", "surrogatepass"))
+    key = json.dumps([code_stamp(), text, len(source), names, [list(s) for s in shapes],
+                      "float64"])
+    return f"{_digest(key.encode())}.ddxt", key
 
 
 def _column(values, header: dict, name: str, parts: list[bytes]) -> None:
@@ -122,7 +122,7 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
         from .plan import Plan
 
         plan = template.plan if template.plan.__class__ is Plan else Plan(template)
-        fname, key, text = _key(source, names, shapes)
+        fname, key = _key(source, names, shapes)
         rows = lb.rows
         op_names: dict[str, int] = {}
         ops = [op_names.setdefault(r[0].name, len(op_names)) for r in rows]
@@ -140,23 +140,28 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
                   "result": lb.result, "out_name": lb.out_name, "stmts": lb.stmts,
                   "assigned": lb.assigned, "columns": []}
         parts: list[bytes] = []
-        header["columns"].append(["text", "|u1", len(text)])
-        parts.append(_padded(text))
         _column(ops, header, "op", parts)
         _column([r[4] for r in rows], header, "a", parts)
         _column([NONE if r[5] is None else r[5] for r in rows], header, "b", parts)
         _column([0 if r[7] is None else r[6] for r in rows], header, "start", parts)
         _column([NONE if r[7] is None else r[7] for r in rows], header, "end", parts)
         _column(shape_ids, header, "shape", parts)
-        ints = [k for k, v in enumerate(numbers) if type(v) is int]
-        _column(ints, header, "int_at", parts)
-        _column([numbers[k] for k in ints], header, "ints", parts)
+        floats: dict[str, int] = {}  # each distinct number once (by its bits), then where
+        ints: dict[int, int] = {}  # each number comes from
+        for v in numbers:
+            if type(v) is float:
+                floats.setdefault(v.hex(), len(floats))
+            else:
+                ints.setdefault(v, len(ints))
+        _column([floats[v.hex()] if type(v) is float else len(floats) + ints[v]
+                 for v in numbers], header, "num", parts)
+        _column(list(ints), header, "ints", parts)
         _column(plan.fform, header, "fform", parts)
         for name in ("bi", "bform", "bj", "bfirst", "bslot"):
             _column(getattr(plan, name), header, name, parts)
-        floats = np.asarray([float(v) if type(v) is float else 0.0 for v in numbers], np.float64)
-        header["columns"].append(["floats", floats.dtype.str, int(floats.size)])
-        parts.append(floats.tobytes())
+        values = np.asarray([float.fromhex(v) for v in floats], np.float64)
+        header["columns"].append(["floats", values.dtype.str, int(values.size)])
+        parts.append(values.tobytes())
         head = json.dumps(header).encode()
         head += b" " * (-(PREFIX + 8 + len(head)) % 8)  # (the columns: aligned)
         data = seal(len(head).to_bytes(8, "little") + head + b"".join(parts))
@@ -219,11 +224,11 @@ def load(source: str, names: list[str], shapes: list[tuple]):
     if folder is None:
         return None
     try:
-        fname, key, text = _key(source, names, shapes)
+        fname, key = _key(source, names, shapes)
         path = os.path.join(folder, fname)
         with open(path, "rb") as fh:
             data = fh.read()
-        template = decode(data, key, text, source, names, shapes)
+        template = decode(data, key, source, names, shapes)
     except Exception:  # noqa: BLE001 - whatever is wrong with the file, it is not used
         return None
     if template is not None:

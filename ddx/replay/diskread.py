@@ -64,40 +64,43 @@ def columns(data: bytes) -> tuple[dict, dict] | None:
     return (header, cols) if at == len(body) else None
 
 
-def decode(data: bytes, key: str, text: bytes, source: str, names: list[str],
-           shapes: list[tuple]):
-    """The template a file holds for this key and text, or None (see the module's docstring)."""
+def decode(data: bytes, key: str, source: str, names: list[str], shapes: list[tuple]):
+    """The template a file holds for this key, or None (see the module's docstring)."""
     from ..ops import OPS
 
     found = columns(data)
     if found is None:
         return None
     header, cols = found
-    if header["key"] != key or header["names"] != names or header["k"] != len(names) or \
-            cols["text"].tobytes() != text:
+    if header["key"] != key or header["names"] != names or header["k"] != len(names):
         return None
     k = len(names)
     op, a, b, ends = cols["op"], cols["a"], cols["b"], cols["end"]
     m = op.size
     n = k + m
-    rows = np.arange(k, n)
-    numbers_n = cols["floats"].size
+    # (int32 and bool temporaries: 10^5-element int64 ones cost more in page faults than in
+    # comparisons)
+    rows = np.arange(k, n, dtype=np.int32)
+    num = cols["num"]
+    numbers_n = num.size
     table_of = [OPS[name] for name in header["ops"]]  # (an op this ddx lacks: KeyError)
-    arity = np.array([len(row.vjp) for row in table_of] + [0], np.int64)
+    two = b != NONE
     if not (m and b.size == a.size == cols["start"].size == ends.size == m
-            and cols["shape"].size == n and cols["ints"].size == cols["int_at"].size
-            and ((cols["int_at"] >= 0) & (cols["int_at"] < numbers_n)).all()
-            and np.unique(cols["int_at"]).size == cols["int_at"].size
+            and cols["shape"].size == n
+            and ((num >= 0) & (num < cols["floats"].size + cols["ints"].size)).all()
             and ((a >= 0) & (a < rows)).all()
-            and ((b == NONE) | ((b >= -numbers_n) & (b < rows))).all()
+            and (~two | ((b >= -numbers_n) & (b < rows))).all()
             and ((op >= 0) & (op < len(table_of))).all()
-            and (arity[op] == np.where(b == NONE, 1, 2)).all()
+            and all(len(row.vjp) in (1, 2) for row in table_of)  # (one input or two)
+            and (np.array([len(row.vjp) == 2 for row in table_of])[op] == two).all()
             and ((cols["shape"] >= 0) & (cols["shape"] < len(header["shapes"]))).all()):
         return None
     kws = {int(i): dict(kw) for i, kw in header["kws"].items()}
     labels = {int(i): str(label) for i, label in header["labels"].items()}
     distinct = [tuple(int(d) for d in s) for s in header["shapes"]]
-    scalar = not any(distinct[i] for i in np.unique(cols["shape"]).tolist())
+    used = np.zeros(len(distinct), bool)
+    used[cols["shape"]] = True  # (np.unique sorts: 15 ms the first time)
+    scalar = not any(s for s, u in zip(distinct, used.tolist()) if u)
     if [tuple(s) for s in shapes] != [distinct[i] for i in cols["shape"][:k].tolist()]:
         return None
     out = header["result"]
@@ -106,7 +109,7 @@ def decode(data: bytes, key: str, text: bytes, source: str, names: list[str],
     if not (type(out) is int and k <= out < n
             and _words(header, env, named, k, names, kws, lambda r: table_of[int(op[r])], m)
             and _labels_fit(source, labels)
-            and _steps_fit(cols, k, n, a, b, out, scalar,
+            and _steps_fit(cols, k, n, a, b, two, out, scalar,
                            [i for i, row in enumerate(table_of) if row.name == "sum"])):
         return None
 
@@ -159,8 +162,8 @@ def _labels_fit(source: str, labels: dict) -> bool:
     return all(v.startswith("1/") and (not plain or PLAIN_TEXT(v)) for v in labels.values())
 
 
-def _steps_fit(cols: dict, k: int, n: int, a: np.ndarray, b: np.ndarray, out: int,
-               scalar: bool, sums: list[int]) -> bool:
+def _steps_fit(cols: dict, k: int, n: int, a: np.ndarray, b: np.ndarray, two: np.ndarray,
+               out: int, scalar: bool, sums: list[int]) -> bool:
     """Whether the saved Plan routes every gradient along the template's own edges, in an
     order a backward pass can take (see the module's docstring)."""
     fform, bi, bj, bslot = cols["fform"], cols["bi"], cols["bj"], cols["bslot"]
@@ -169,20 +172,20 @@ def _steps_fit(cols: dict, k: int, n: int, a: np.ndarray, b: np.ndarray, out: in
     if not (e and fform.size == m and bj.size == bform.size == bfirst.size == bslot.size == e
             and ((bi >= k) & (bi < n)).all() and ((bslot == 0) | (bslot == 1)).all()):
         return False
-    rows = bi - k
+    rows = bi - np.int32(k)
     target = np.where(bslot == 0, a[rows], b[rows])  # the input each gradient goes to
-    two = np.where(b == NONE, ONE, TWO)
     same = fform == SAME
-    if not ((target == bj).all() and ((fform == two) | same).all()
-            and (bform == fform[rows]).all() and (~same | (b == NONE)).all()
-            and not ((bslot == 1) & (b[rows] == NONE)).any() and (bj != out).all()):
+    if not ((target == bj).all()
+            and (np.where(two, fform == TWO, fform == ONE) | (same & ~two)).all()
+            and (bform == fform[rows]).all()
+            and not ((bslot == 1) & ~two[rows]).any() and (bj != out).all()):
         return False
     if same.any() and not (scalar and np.isin(cols["op"][same], sums).all()):
         return False  # (the sum of a single number is the number: only there)
-    pos = np.arange(e)
-    last = np.full(n, -1, np.int64)
+    pos = np.arange(e, dtype=np.int32)
+    last = np.full(n, -1, np.int32)
     np.maximum.at(last, bj, pos)
-    first = np.full(n, e, np.int64)
+    first = np.full(n, e, np.int32)
     np.minimum.at(first, bj, pos)
     heard = last[bi]
     return bool(((bi == out) | ((heard >= 0) & (heard < pos))).all()
@@ -193,11 +196,11 @@ def _first_steps(cols: dict, k: int, n: int, kws: dict, table_of: list, whole) -
     """The first replay's columns: the Plan that Plan.restore would make of the same file,
     with each function an index into a short list (the forms, inputs and flags as saved)."""
     op, a, b, bi, bslot = cols["op"], cols["a"], cols["b"], cols["bi"], cols["bslot"]
-    rows = (bi - k).astype(np.intp)
+    rows = bi - np.int32(k)
     fns = [row.fn for row in table_of]
     vjps = [row.vjp[s] if s < len(row.vjp) else None for row in table_of for s in (0, 1)]
-    fid = op.astype(np.int32)
-    bid = op[rows].astype(np.int32) * 2 + bslot
+    fid = op.astype(np.int32) if kws else op  # (as saved: the narrowest type)
+    bid = op[rows].astype(np.int32 if kws else np.int16) * 2 + bslot
     if kws:  # one function per distinct (op, keyword): partial(fn, **kw), as the Plan calls
         kw_rows = np.fromiter(kws, np.intp, len(kws))
         which = np.empty(len(kws), np.int32)
@@ -227,16 +230,21 @@ def _first_steps(cols: dict, k: int, n: int, kws: dict, table_of: list, whole) -
     steps.whole, steps.ran = whole, False
 
     def numbers() -> list:  # the value list before a replay: None per node, then the numbers
-        floats, at = cols["floats"], cols["int_at"]
-        size = floats.size
-        values = np.empty(n + size, dtype=object)  # (None)
-        tail = values[n:][::-1]  # (the numbers come reversed: a number is a negative index)
-        tail[:] = floats  # (Python floats)
-        if at.size:
-            tail[at] = cols["ints"].astype(np.int64)  # (Python ints)
+        values = np.empty(n + cols["num"].size, dtype=object)  # (None)
+        values[n:] = number_table(cols)[cols["num"][::-1]]  # (a number: a negative index)
         return values.tolist()
     steps.numbers = numbers
     return steps
+
+
+def number_table(cols: dict) -> np.ndarray:
+    """The file's distinct numbers, as the compile had them: Python floats, then Python ints
+    (each once: every use of a number shares its object)."""
+    floats, ints = cols["floats"], cols["ints"]
+    table = np.empty(floats.size + ints.size, dtype=object)
+    table[:floats.size] = floats
+    table[floats.size:] = ints.astype(np.int64)
+    return table
 
 
 class _Spans:
@@ -283,10 +291,7 @@ def _whole(header: dict, cols: dict, source: str, names: list[str], kws: dict, l
         list(picker(cols["shape"].tolist())(distinct))
     lb = _Saved()
     lb.names, lb.k, lb.shape_of, lb.source = list(names), k, shape_of, source
-    floats = cols["floats"].tolist()
-    for i, v in zip(cols["int_at"].tolist(), cols["ints"].tolist()):
-        floats[i] = v
-    lb.numbers = floats
+    lb.numbers = number_table(cols)[cols["num"]].tolist()
     lb.named = {int(i): v for i, v in header["named"].items()}
     lb.env = {n: i for n, i in header["grads_at"]}
     lb.out_name, lb.stmts, lb.assigned = header["out_name"], header["stmts"], \
