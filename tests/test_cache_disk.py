@@ -152,6 +152,22 @@ def test_the_key_holds_the_version_and_the_source_files(monkeypatch):
     assert diskcache.code_stamp() == first
 
 
+def test_the_stamp_is_kept_beside_the_templates_and_a_bad_one_made_again(cache):
+    diskcache._STAMP.clear()
+    first = diskcache.code_stamp()
+    memos = list(cache.glob("*.ddxs"))
+    assert len(memos) == 1 and memos[0].read_text() == first
+    memos[0].write_text("not a stamp")
+    diskcache._STAMP.clear()
+    assert diskcache.code_stamp() == first and memos[0].read_text() == first
+    memos[0].write_text("0123456789abcdef")  # (a kept one is read, not made again)
+    diskcache._STAMP.clear()
+    assert diskcache.code_stamp() == "0123456789abcdef"
+    memos[0].unlink()
+    diskcache._STAMP.clear()
+    assert diskcache.code_stamp() == first
+
+
 def _damage(path: Path, how: str) -> None:
     data = bytearray(path.read_bytes())
     if how == "flip":  # one bit in the columns
@@ -285,7 +301,7 @@ def test_processes_writing_the_same_template_at_once_leave_one_whole_file(cache)
              for _ in range(4)]
     outs = [p.communicate("go")[0] for p in procs]
     assert outs == ["True\n"] * 4
-    assert [p.name for p in cache.iterdir() if p.suffix != ".ddxt"] == []  # no leftovers
+    assert [p.name for p in cache.iterdir() if p.suffix not in (".ddxt", ".ddxs")] == []
     _file(cache)
     kept = diskcache.load(text, ["x"], [()])
     fresh = compile_source(text, ["x"], [()], F64)

@@ -53,29 +53,78 @@ def code_stamp() -> str:
     """ddx's version and a digest of its template-making source files' contents (not their
     times: an installed copy and the source tree it came from must agree): each file's
     length, CRC-32 and Adler-32 (zlib's, at memory speed; hashlib alone takes longer to
-    import than this whole stamp to make)."""
+    import than this whole stamp to make). Reading the ninety-odd files costs a new process
+    about 3 ms, so the stamp is also kept in the cache folder under a name made of the files'
+    paths, sizes and modification times (as Python's own bytecode cache trusts them): a file
+    edited since has another name, and is read again."""
     if not _STAMP:
         from .. import __version__
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        parts = [__version__]
+        files = []
         for package in _SOURCES:
-            folder = os.path.join(root, package)
             try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+                entries = sorted(os.scandir(os.path.join(root, package)), key=lambda e: e.name)
             except OSError:
                 entries = []
             for e in entries:
                 if e.name.endswith(".py"):
                     try:
-                        with open(e.path, "rb") as fh:
-                            data = fh.read()
-                        digest = f"{len(data)}:{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+                        st = e.stat()
+                        files.append((f"{package}/{e.name}", e.path, st.st_size, st.st_mtime_ns))
                     except OSError:
-                        digest = "unreadable"
-                    parts.append(f"{package}/{e.name}:{digest}")
-        _STAMP.append(_digest("\n".join(parts).encode()))
+                        files.append((f"{package}/{e.name}", e.path, -1, -1))
+        listing = json.dumps([__version__, root, [[f[0], f[2], f[3]] for f in files]])
+        folder = directory()
+        memo = None if folder is None else \
+            os.path.join(folder, f"{_digest(listing.encode())}.ddxs")
+        stamp = _read_memo(memo)
+        if stamp is None:
+            parts = [__version__]
+            for name, path, _, _ in files:
+                try:
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                    digest = f"{len(data)}:{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+                except OSError:
+                    digest = "unreadable"
+                parts.append(f"{name}:{digest}")
+            stamp = _digest("\n".join(parts).encode())
+            if memo is not None:
+                try:
+                    _write(memo, stamp.encode())
+                except OSError:
+                    pass  # (a read-only or full disk: made again next time)
+        _STAMP.append(stamp)
     return _STAMP[0]
+
+
+def _read_memo(path: str | None) -> str | None:
+    """A kept stamp: 16 hexadecimal digits, or None (no file, or not one)."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(17).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(text) == 16 and all(c in "0123456789abcdef" for c in text):
+        return text
+    return None
+
+
+def _write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a file of this process's own, renamed
+    into place (a reader sees the old file or the new); errors: OSError."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _digest(data: bytes) -> str:
@@ -165,16 +214,7 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
         head = json.dumps(header).encode()
         head += b" " * (-(PREFIX + 8 + len(head)) % 8)  # (the columns: aligned)
         data = seal(len(head).to_bytes(8, "little") + head + b"".join(parts))
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        path = os.path.join(folder, fname)
-        tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)  # (atomic: a reader sees the old file or the new, whole)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        _write(os.path.join(folder, fname), data)
         prune(folder)
     except (OSError, ValueError, TypeError, OverflowError):
         pass  # a read-only or full disk: the cache is only a cache
@@ -198,7 +238,7 @@ def prune(folder: str, limit: int | None = None) -> None:
             if now - st.st_mtime > 3600:
                 _remove(e.path)
             continue
-        if e.name.endswith(".ddxt"):
+        if e.name.endswith((".ddxt", ".ddxs")):
             files.append((st.st_mtime, st.st_size, e.path))
             total += st.st_size
     if total <= limit:
