@@ -227,6 +227,10 @@ def _kw_name(header, cols):
     header["kws"][row] = {"file": 2}
 
 
+def _kw_gone(header, cols):
+    del header["kws"][next(iter(header["kws"]))]  # x^3.5 without its exponent
+
+
 def _label(header, cols):
     header["labels"]["0"] = '1/x", "value": 666, "x": "'  # would be written into the JSON
 
@@ -257,7 +261,7 @@ def _arity(header, cols):
 
 
 @pytest.mark.parametrize("how", ["flip", "truncate", "empty", "magic", "garbage", _bj, _op,
-                                 _oob, _key, _kw, _kw_name, _label, _name, _grads_at, _first,
+                                 _oob, _key, _kw, _kw_name, _kw_gone, _label, _name, _grads_at, _first,
                                  _order, _arity])
 def test_a_damaged_or_altered_file_is_ignored_and_rewritten(cache, how):
     text, bindings = LONG[3]
@@ -428,3 +432,56 @@ def test_a_domain_problem_on_the_columns_is_the_ordinary_path_s_warning(cache):
     got = ddx.trace(text, x=-1.0)  # (read from the disk: the event sends it the ordinary way)
     assert got.warnings == ordinary.warnings and got.warnings
     assert np.isnan(got.value) and np.isnan(ordinary.value.item())
+
+
+def test_a_node_given_another_shape_makes_the_file_ignored(cache):
+    text, bindings = LONG[2]  # (w and x of 5 elements: sums of them are ())
+    names, shapes, arrays = _inputs(bindings)
+    compile_source(text, names, shapes, F64)
+
+    def edit(header, cols):
+        ops = [header["ops"][i] for i in cols["op"].tolist()]
+        row = ops.index("sum")
+        vector = header["shapes"].index([5])
+        cols["shape"][len(names) + row] = vector  # a sum said to keep its input's shape
+
+    _resigned(_file(cache), edit)
+    assert diskcache.load(text, names, shapes) is None
+
+
+@pytest.mark.parametrize("text, bindings", [LONG[2], MORE[4]])
+def test_random_edits_with_a_matching_crc_never_raise(cache, text, bindings):
+    """A hostile file may say other numbers (nothing can tell), but whatever it says, ddx
+    reads it, replays it twice and writes its JSON without an exception, or ignores it."""
+    import json
+
+    names, shapes, arrays = _inputs(bindings)
+    compile_source(text, names, shapes, F64)
+    path = _file(cache)
+    original = path.read_bytes()
+    names_of = [name for name, col in diskread.columns(original)[1].items() if col.size]
+    rng = np.random.default_rng(7)
+    read = 0
+    for _ in range(80):
+        path.write_bytes(original)
+
+        def edit(header, cols):
+            name = names_of[rng.integers(len(names_of))]
+            col = cols[name].astype(np.int64 if cols[name].dtype.kind == "i" else np.float64)
+            j = rng.integers(col.size)
+            col[j] = rng.choice([col[j] + 1, col[j] - 1, 0, -1, -(1 << 31), 1 << 20,
+                                 col[rng.integers(col.size)]])
+            cols[name] = col
+
+        _resigned(path, edit)
+        t = diskcache.load(text, names, shapes)
+        if t is None:
+            continue
+        read += 1
+        for _ in range(2):
+            values = t.forward(arrays)
+            if values is not None:
+                t.backward(values, t.g0)
+        body = t.run(arrays)
+        assert body is None or isinstance(json.loads("{" + body), dict)
+    assert 0 < read < 80  # (some edits are only other numbers or labels; most are refused)

@@ -107,8 +107,9 @@ def decode(data: bytes, key: str, source: str, names: list[str], shapes: list[tu
     env = {n_: i for n_, i in header["grads_at"]}
     named = {int(i): v for i, v in header["named"].items()}
     if not (type(out) is int and k <= out < n
-            and _words(header, env, named, k, names, kws, lambda r: table_of[int(op[r])], m)
+            and _words(header, env, named, k, names, kws, table_of, op)
             and _labels_fit(source, labels)
+            and (scalar or _shapes_fit(cols["shape"], k, op, a, b, table_of, distinct))
             and _steps_fit(cols, k, n, a, b, two, out, scalar,
                            [i for i, row in enumerate(table_of) if row.name == "sum"])):
         return None
@@ -136,19 +137,23 @@ def decode(data: bytes, key: str, source: str, names: list[str], shapes: list[tu
 
 
 def _words(header: dict, env: dict, named: dict, k: int, names: list[str], kws: dict,
-           row_of, m: int) -> bool:
+           table_of: list, op: np.ndarray) -> bool:
     """Whether the header's names and keywords are ones a compile could have written: what
     reaches the JSON or a call must be no more than that, whatever a file says."""
     from ..lang.lowering import BINARY
 
+    m = op.size
     keys = {plan.op: plan.key for plan in BINARY.values() if plan.key is not None}
-    return (all(type(i) is int and 0 <= i < k and names[i] == n for n, i in env.items())
+    keyed = np.zeros(m, bool)  # (an op that takes a number as a keyword has one, always)
+    keyed[np.fromiter((r for r in kws if type(r) is int and 0 <= r < m), np.intp)] = True
+    return ((np.array([row.name in keys for row in table_of])[op] == keyed).all()
+            and all(type(i) is int and 0 <= i < k and names[i] == n for n, i in env.items())
             and all(k <= i < k + m and type(v) is str and v.isidentifier()
                     for i, v in named.items())
             and type(header["out_name"]) is str and header["out_name"].isidentifier()
             and type(header["stmts"]) is int and header["stmts"] > 0
             and type(header["assigned"]) is bool
-            and all(0 <= r < m and list(kw) == [keys.get(row_of(r).name)]
+            and all(0 <= r < m and list(kw) == [keys.get(table_of[int(op[r])].name)]
                     and type(next(iter(kw.values()))) in (int, float) for r, kw in kws.items()))
 
 
@@ -160,6 +165,33 @@ def _labels_fit(source: str, labels: dict) -> bool:
 
     plain = PLAIN_TEXT(source)
     return all(v.startswith("1/") and (not plain or PLAIN_TEXT(v)) for v in labels.values())
+
+
+def _shapes_fit(shape: np.ndarray, k: int, op: np.ndarray, a: np.ndarray, b: np.ndarray,
+                table_of: list, distinct: list) -> bool:
+    """Whether every node has the shape its op makes of its inputs' (Plan.backward trusts
+    them): a whole reduction's is (), of an input with no empty axis; an elementwise op's,
+    its input's, or both inputs' broadcast."""
+    d = len(distinct)
+    if d > 1024:
+        return False  # (no compile has that many; the table below would be too large)
+    out, sa = shape[k:], shape[a]
+    reduce = np.array([row.call == "reduction" for row in table_of])[op]
+    scalar_id = distinct.index(()) if () in distinct else -1
+    if not ((out[reduce] == scalar_id).all()
+            and not any(0 in distinct[i] for i in np.flatnonzero(
+                np.bincount(sa[reduce], minlength=d)).tolist())):
+        return False
+    node = b >= 0  # (a second input that is a node: else a number's negative index or none)
+    pair = sa.astype(np.int64) * d + np.where(node, shape[np.where(node, b, 0)], sa)
+    want = np.full(d * d, -1, np.int64)
+    ids = {s: i for i, s in enumerate(distinct)}
+    for p in np.flatnonzero(np.bincount(pair[~reduce], minlength=d * d)).tolist():
+        try:
+            want[p] = ids.get(np.broadcast_shapes(distinct[p // d], distinct[p % d]), -1)
+        except ValueError:
+            pass  # (-1: no shape)
+    return bool((want[pair[~reduce]] == out[~reduce]).all())
 
 
 def _steps_fit(cols: dict, k: int, n: int, a: np.ndarray, b: np.ndarray, two: np.ndarray,
