@@ -13,6 +13,7 @@ of large arrays is made whole here (its replay reuses buffers: ddx/replay/reuse.
 from __future__ import annotations
 
 import json
+import sys
 import zlib
 from functools import partial
 from math import prod
@@ -45,8 +46,8 @@ def picker(ids: list[int]):
 
 def columns(data: bytes) -> tuple[dict, dict] | None:
     """(header, columns by name) of a file's bytes, or None if it is not a whole file."""
-    if data[:len(MAGIC)] != MAGIC or len(data) < PREFIX + 8:
-        return None
+    if data[:len(MAGIC)] != MAGIC or len(data) < PREFIX + 8 or sys.byteorder != "little":
+        return None  # (the columns are little-endian, read in place through memoryviews)
     body = memoryview(data)[PREFIX:]
     if int.from_bytes(data[len(MAGIC) + 8:PREFIX], "little") != len(body) or \
             int.from_bytes(data[len(MAGIC):len(MAGIC) + 8], "little") != zlib.crc32(body):
