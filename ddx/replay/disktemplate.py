@@ -122,7 +122,6 @@ class DiskTemplate(Template):
     docstring); any other field, asked for, makes it whole first."""
 
     __slots__ = ("steps",)
-    recurring = True  # (read from the disk: its text has come before)
 
     def __getattr__(self, name: str):
         # (only reached for a field not set yet)
