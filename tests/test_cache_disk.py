@@ -253,6 +253,19 @@ def _order(header, cols):
         cols[name][[0, -1]] = cols[name][[-1, 0]]
 
 
+def _to_a_number(header, cols):
+    # a gradient sent to the plain number of x^-1.5's neighbour, at its negative index
+    b = cols["b"].astype(np.int32)
+    row = int(np.flatnonzero((b < 0) & (b != diskread.NONE))[0])
+    step = int(np.flatnonzero(cols["bi"] == row + 1)[0])
+    cols["bslot"][step], cols["bj"] = 1, cols["bj"].astype(np.int32)
+    cols["bj"][step] = b[row]
+    seen: set = set()  # (the first flags made right again for the new targets)
+    for e, j in enumerate(cols["bj"].tolist()):
+        cols["bfirst"][e] = j not in seen
+        seen.add(j)
+
+
 def _arity(header, cols):
     cols["b"] = cols["b"].astype(np.int32)
     cols["b"][cols["b"] >= 0] = -(1 << 31)  # binary ops given one input (their forms too)
@@ -261,8 +274,8 @@ def _arity(header, cols):
 
 
 @pytest.mark.parametrize("how", ["flip", "truncate", "empty", "magic", "garbage", _bj, _op,
-                                 _oob, _key, _kw, _kw_name, _kw_gone, _label, _name, _grads_at, _first,
-                                 _order, _arity])
+                                 _oob, _key, _kw, _kw_name, _kw_gone, _label, _name, _grads_at,
+                                 _first, _to_a_number, _order, _arity])
 def test_a_damaged_or_altered_file_is_ignored_and_rewritten(cache, how):
     text, bindings = LONG[3]
     names, shapes, arrays = _inputs(bindings)

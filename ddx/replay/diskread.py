@@ -211,7 +211,8 @@ def _steps_fit(cols: dict, k: int, n: int, a: np.ndarray, b: np.ndarray, two: np
     if not ((target == bj).all()
             and (np.where(two, fform == TWO, fform == ONE) | (same & ~two)).all()
             and (bform == fform[rows]).all()
-            and not ((bslot == 1) & ~two[rows]).any() and (bj != out).all()):
+            and not ((bslot == 1) & (b[rows] < 0)).any()  # (numbers get no gradient)
+            and (bj != out).all()):
         return False
     if same.any() and not (scalar and np.isin(cols["op"][same], sums).all()):
         return False  # (the sum of a single number is the number: only there)
