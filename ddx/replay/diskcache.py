@@ -195,20 +195,20 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
         _column([0 if r[7] is None else r[6] for r in rows], header, "start", parts)
         _column([NONE if r[7] is None else r[7] for r in rows], header, "end", parts)
         _column(shape_ids, header, "shape", parts)
-        floats: dict[str, int] = {}  # each distinct number once (by its bits), then where
-        ints: dict[int, int] = {}  # each number comes from
-        for v in numbers:
-            if type(v) is float:
-                floats.setdefault(v.hex(), len(floats))
-            else:
-                ints.setdefault(v, len(ints))
-        _column([floats[v.hex()] if type(v) is float else len(floats) + ints[v]
-                 for v in numbers], header, "num", parts)
+        # each distinct number once, then per number where it is: floats by value (0.0 and
+        # -0.0 apart by their text; each nan its own), ints after them
+        floats: dict = {}
+        ints: dict[int, int] = {}
+        num = [floats.setdefault(v if v else repr(v), len(floats)) if type(v) is float
+               else ~ints.setdefault(v, len(ints)) for v in numbers]
+        num = np.asarray(num, np.int64)
+        num[num < 0] = len(floats) + ~num[num < 0]
+        _column(num, header, "num", parts)
         _column(list(ints), header, "ints", parts)
         _column(plan.fform, header, "fform", parts)
         for name in ("bi", "bform", "bj", "bfirst", "bslot"):
             _column(getattr(plan, name), header, name, parts)
-        values = np.asarray([float.fromhex(v) for v in floats], np.float64)
+        values = np.asarray([float(v) for v in floats], np.float64)
         header["columns"].append(["floats", values.dtype.str, int(values.size)])
         parts.append(values.tobytes())
         head = json.dumps(header).encode()
