@@ -403,6 +403,10 @@ MORE = LONG + [  # keywords (2 - x is rsub(x, other=2)), sums of one number, int
     ("y = 2 - w; z = sum(y * x); " + " - ".join(f"({i % 4} - z) * sum(w / {i + 1})"
                                                for i in range(150)),
      {"w": np.linspace(0.5, 1.5, 4), "x": np.linspace(-1, 1, 4)}),
+    # numbers equal as Python compares them, apart in their bits or type: each kept its own
+    (" + ".join(f"(x * -0.0 + x * 0.0 + x * 0 + x * {i} + x * {i}.0 + x^2 + x^2.0 + 2^x "
+                f"+ 2.0^x - ({i} - x) - ({i}.0 - x))" for i in range(60)),
+     {"x": -1.5}),
 ]
 
 
