@@ -9,8 +9,8 @@ those two run over the file's validated columns (numpy arrays, read through memo
 Python int at a time: nothing is kept) with the very calls, arguments and order of the Plan
 that ``Plan.restore`` would make of the same columns, so the numbers are the same bits. Any
 other use (a second forward, a Plan, the JSON's fields, a column) first makes the template
-whole (``_whole``: the same ``from_columns`` and ``Plan.restore`` as a fresh read), which
-sets every field a Template has, and then the template is an ordinary one."""
+whole (diskread's ``_whole``: the same ``from_columns`` and ``Plan.restore`` as a complete
+read), which sets every field a Template has; from then on it is an ordinary template."""
 
 from __future__ import annotations
 
