@@ -7,7 +7,6 @@ whole file; the directory stays bounded; the cache can be turned off or moved.""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 
 import ddx
 from ddx.app.api import Trace
-from ddx.replay import diskcache
+from ddx.replay import diskcache, diskread
 from ddx.replay.cache import TEMPLATES
 from ddx.replay.lean import compile_source
 from ddx.replay.plan import Plan
@@ -153,6 +152,22 @@ def test_the_key_holds_the_version_and_the_source_files(monkeypatch):
     assert diskcache.code_stamp() == first
 
 
+def test_the_stamp_is_kept_beside_the_templates_and_a_bad_one_made_again(cache):
+    diskcache._STAMP.clear()
+    first = diskcache.code_stamp()
+    memos = list(cache.glob("*.ddxs"))
+    assert len(memos) == 1 and memos[0].read_text() == first
+    memos[0].write_text("not a stamp")
+    diskcache._STAMP.clear()
+    assert diskcache.code_stamp() == first and memos[0].read_text() == first
+    memos[0].write_text("0123456789abcdef")  # (a kept one is read, not made again)
+    diskcache._STAMP.clear()
+    assert diskcache.code_stamp() == "0123456789abcdef"
+    memos[0].unlink()
+    diskcache._STAMP.clear()
+    assert diskcache.code_stamp() == first
+
+
 def _damage(path: Path, how: str) -> None:
     data = bytearray(path.read_bytes())
     if how == "flip":  # one bit in the columns
@@ -169,28 +184,20 @@ def _damage(path: Path, how: str) -> None:
 
 
 def _resigned(path: Path, edit) -> None:
-    """Rewrite the file's body with ``edit(header, columns)`` and a matching SHA-256: a
-    change that the checksum cannot catch, which the reader must still refuse."""
+    """Rewrite the file's body with ``edit(header, columns)`` and a matching CRC: a change
+    that the check cannot catch, which the reader must still refuse."""
     import json
 
-    data = path.read_bytes()
-    start = len(diskcache.MAGIC) + 32
-    body = data[start:]
-    size = int.from_bytes(body[:8], "little")
-    header = json.loads(body[8:8 + size])
-    at = 8 + size
-    cols = {}
-    for name, dtype, count in header["columns"]:
-        cols[name] = np.frombuffer(body, dtype=dtype, count=count, offset=at).copy()
-        at += cols[name].nbytes + (-cols[name].nbytes % 8)
-    assert at == len(body)
+    header, found = diskread.columns(path.read_bytes())
+    cols = {name: arr.copy() for name, arr in found.items()}
     edit(header, cols)
+    for entry in header["columns"]:  # (an edit may need a wider type)
+        entry[1] = cols[entry[0]].dtype.str
     head = json.dumps(header).encode()
-    head += b" " * (-(len(diskcache.MAGIC) + 32 + 8 + len(head)) % 8)
+    head += b" " * (-(diskread.PREFIX + 8 + len(head)) % 8)
     new = len(head).to_bytes(8, "little") + head + b"".join(
-        diskcache._padded(cols[name].astype(dtype).tobytes())
-        for name, dtype, _ in header["columns"])
-    path.write_bytes(diskcache.MAGIC + hashlib.sha256(new).digest() + new)
+        diskcache._padded(cols[name].tobytes()) for name, _, _ in header["columns"])
+    path.write_bytes(diskread.seal(new))
 
 
 def _bj(header, cols):
@@ -202,6 +209,7 @@ def _op(header, cols):
 
 
 def _oob(header, cols):
+    cols["a"] = cols["a"].astype(np.int32)
     cols["a"][-1] = 10 ** 6  # an input past the end
 
 
@@ -219,6 +227,10 @@ def _kw_name(header, cols):
     header["kws"][row] = {"file": 2}
 
 
+def _kw_gone(header, cols):
+    del header["kws"][next(iter(header["kws"]))]  # x^3.5 without its exponent
+
+
 def _label(header, cols):
     header["labels"]["0"] = '1/x", "value": 666, "x": "'  # would be written into the JSON
 
@@ -231,8 +243,39 @@ def _grads_at(header, cols):
     header["grads_at"] = [["x", -1]]
 
 
+def _first(header, cols):
+    cols["bfirst"][-1] ^= 1  # a gradient added to nothing, or one assigned over another
+
+
+def _order(header, cols):
+    # the first backward step and the last swapped: a node's gradient read before it is whole
+    for name in ("bi", "bform", "bj", "bfirst", "bslot"):
+        cols[name][[0, -1]] = cols[name][[-1, 0]]
+
+
+def _to_a_number(header, cols):
+    # a gradient sent to the plain number of x^-1.5's neighbour, at its negative index
+    b = cols["b"].astype(np.int32)
+    row = int(np.flatnonzero((b < 0) & (b != diskread.NONE))[0])
+    step = int(np.flatnonzero(cols["bi"] == row + 1)[0])
+    cols["bslot"][step], cols["bj"] = 1, cols["bj"].astype(np.int32)
+    cols["bj"][step] = b[row]
+    seen: set = set()  # (the first flags made right again for the new targets)
+    for e, j in enumerate(cols["bj"].tolist()):
+        cols["bfirst"][e] = j not in seen
+        seen.add(j)
+
+
+def _arity(header, cols):
+    cols["b"] = cols["b"].astype(np.int32)
+    cols["b"][cols["b"] >= 0] = -(1 << 31)  # binary ops given one input (their forms too)
+    cols["fform"][:] = 1
+    cols["bform"][:] = 1
+
+
 @pytest.mark.parametrize("how", ["flip", "truncate", "empty", "magic", "garbage", _bj, _op,
-                                 _oob, _key, _kw, _kw_name, _label, _name, _grads_at])
+                                 _oob, _key, _kw, _kw_name, _kw_gone, _label, _name, _grads_at,
+                                 _first, _to_a_number, _order, _arity])
 def test_a_damaged_or_altered_file_is_ignored_and_rewritten(cache, how):
     text, bindings = LONG[3]
     names, shapes, arrays = _inputs(bindings)
@@ -275,7 +318,7 @@ def test_processes_writing_the_same_template_at_once_leave_one_whole_file(cache)
              for _ in range(4)]
     outs = [p.communicate("go")[0] for p in procs]
     assert outs == ["True\n"] * 4
-    assert [p.name for p in cache.iterdir() if p.suffix != ".ddxt"] == []  # no leftovers
+    assert [p.name for p in cache.iterdir() if p.suffix not in (".ddxt", ".ddxs")] == []
     _file(cache)
     kept = diskcache.load(text, ["x"], [()])
     fresh = compile_source(text, ["x"], [()], F64)
@@ -349,6 +392,113 @@ def test_the_columns_are_aligned_in_the_file(cache):
     names, shapes, _ = _inputs(bindings)
     compile_source(text, names, shapes, F64)
     data = _file(cache).read_bytes()
-    start = len(diskcache.MAGIC) + 32
+    start = diskread.PREFIX
     size = int.from_bytes(data[start:start + 8], "little")
     assert (start + 8 + size) % 8 == 0 and len(data) % 8 == 0
+
+
+MORE = LONG + [  # keywords (2 - x is rsub(x, other=2)), sums of one number, int exponents
+    (" + ".join(f"sum(x * {i}) - ({i} - x)^2 / (x^3 + {i + 1})" for i in range(120)),
+     {"x": 0.75}),
+    ("y = 2 - w; z = sum(y * x); " + " - ".join(f"({i % 4} - z) * sum(w / {i + 1})"
+                                               for i in range(150)),
+     {"w": np.linspace(0.5, 1.5, 4), "x": np.linspace(-1, 1, 4)}),
+    # numbers equal as Python compares them, apart in their bits or type: each kept its own
+    (" + ".join(f"(x * -0.0 + x * 0.0 + x * 0 + x * {i} + x * {i}.0 + x^2 + x^2.0 + 2^x "
+                f"+ 2.0^x - ({i} - x) - ({i}.0 - x))" for i in range(60)),
+     {"x": -1.5}),
+]
+
+
+@pytest.mark.parametrize("text, bindings", MORE)
+def test_the_first_replay_runs_on_the_file_s_columns_with_a_fresh_compile_s_bits(
+        cache, text, bindings):
+    from ddx.replay.disktemplate import DiskTemplate
+
+    names, shapes, arrays = _inputs(bindings)
+    fresh = compile_source(text, names, shapes, F64)
+    want = _run(fresh, arrays)
+    kept = diskcache.load(text, names, shapes)
+    assert type(kept) is DiskTemplate and kept.steps is not None
+    assert _run(kept, arrays) == want  # forward and backward on the columns
+    assert kept.steps is not None and kept.steps.ran  # (not made whole by its first run)
+    assert _run(kept, arrays) == want  # run again: made whole, with its Plan
+    assert kept.steps is None and kept.plan.__class__ is Plan
+    assert _fields(kept) == _fields(fresh)
+    assert _plan_fields(kept.plan) == _plan_fields(Plan(fresh))
+
+
+def test_a_field_asked_of_a_template_from_the_disk_makes_it_whole_first(cache):
+    text, bindings = MORE[4]
+    names, shapes, arrays = _inputs(bindings)
+    fresh = compile_source(text, names, shapes, F64)
+    kept = diskcache.load(text, names, shapes)
+    assert kept.json_format() == fresh.json_format() and kept.steps is None
+    assert _run(kept, arrays) == _run(fresh, arrays)
+
+
+def test_a_domain_problem_on_the_columns_is_the_ordinary_path_s_warning(cache):
+    text = " + ".join(f"log(x + {i / 1000!r}) * {i}" for i in range(300))
+    names, shapes, _ = _inputs({"x": 0.5})
+    fresh = compile_source(text, names, shapes, F64)
+    kept = diskcache.load(text, names, shapes)
+    assert kept.forward([np.asarray(-1.0)]) is None  # (nan from log: an event)
+    assert fresh.forward([np.asarray(-1.0)]) is None
+    TEMPLATES.clear()
+    ordinary = Trace(text, {"x": -1.0}, lean=False)
+    got = ddx.trace(text, x=-1.0)  # (read from the disk: the event sends it the ordinary way)
+    assert got.warnings == ordinary.warnings and got.warnings
+    assert np.isnan(got.value) and np.isnan(ordinary.value.item())
+
+
+def test_a_node_given_another_shape_makes_the_file_ignored(cache):
+    text, bindings = LONG[2]  # (w and x of 5 elements: sums of them are ())
+    names, shapes, arrays = _inputs(bindings)
+    compile_source(text, names, shapes, F64)
+
+    def edit(header, cols):
+        ops = [header["ops"][i] for i in cols["op"].tolist()]
+        row = ops.index("sum")
+        vector = header["shapes"].index([5])
+        cols["shape"][len(names) + row] = vector  # a sum said to keep its input's shape
+
+    _resigned(_file(cache), edit)
+    assert diskcache.load(text, names, shapes) is None
+
+
+@pytest.mark.parametrize("text, bindings", [LONG[2], MORE[4]])
+def test_random_edits_with_a_matching_crc_never_raise(cache, text, bindings):
+    """A hostile file may say other numbers (nothing can tell), but whatever it says, ddx
+    reads it, replays it twice and writes its JSON without an exception, or ignores it."""
+    import json
+
+    names, shapes, arrays = _inputs(bindings)
+    compile_source(text, names, shapes, F64)
+    path = _file(cache)
+    original = path.read_bytes()
+    names_of = [name for name, col in diskread.columns(original)[1].items() if col.size]
+    rng = np.random.default_rng(7)
+    read = 0
+    for _ in range(80):
+        path.write_bytes(original)
+
+        def edit(header, cols):
+            name = names_of[rng.integers(len(names_of))]
+            col = cols[name].astype(np.int64 if cols[name].dtype.kind == "i" else np.float64)
+            j = rng.integers(col.size)
+            col[j] = rng.choice([col[j] + 1, col[j] - 1, 0, -1, -(1 << 31), 1 << 20,
+                                 col[rng.integers(col.size)]])
+            cols[name] = col
+
+        _resigned(path, edit)
+        t = diskcache.load(text, names, shapes)
+        if t is None:
+            continue
+        read += 1
+        for _ in range(2):
+            values = t.forward(arrays)
+            if values is not None:
+                t.backward(values, t.g0)
+        body = t.run(arrays)
+        assert body is None or isinstance(json.loads("{" + body), dict)
+    assert 0 < read < 80  # (some edits are only other numbers or labels; most are refused)

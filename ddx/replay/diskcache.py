@@ -4,30 +4,34 @@ A text of at least MIN_CHARS characters that ddx/replay/lean.py compiles is writ
 ``$XDG_CACHE_HOME/ddx/templates/`` (``~/.cache/ddx/templates/`` without it), one file per key:
 the text, the binding names and shapes, the dtype (the only option a compiled template
 takes: it is made only without wrt, no_grad and retain_grad) and ddx itself: its version and
-the size and time of every source file a template depends on, so an edited ddx never reads
-an old layout. The next process reads the file instead of parsing: the same columns go
-through the same ``from_columns`` as a fresh compile (tests compare the two field by field).
+the contents of every source file a template depends on, so an edited ddx never reads an
+old layout. The next process reads the file instead of parsing (ddx/replay/diskread.py):
+its first replay runs on the file's columns, and a template used again is made whole by the
+same ``from_columns`` as a fresh compile (tests compare the two field by field).
 
 The file is data only, in a layout this module reads itself: a JSON header and numpy's raw
-integer and float columns (no pickle, marshal or code), behind a SHA-256 of all of it. A
-file that is unreadable, truncated, altered, from another key or layout, or that names an
-op this ddx lacks is ignored (and rewritten on the next compile). Writers write a file of
-their own and rename it into place, so two processes writing at once leave one whole file.
-The directory is kept under MAX_BYTES by removing the least recently used files.
+integer and float columns, each in the narrowest integer type that holds it, each distinct
+number once (no pickle, marshal or code), behind a CRC-32 and the length of all of it (a
+check against damage: ddx/replay/diskread.py validates every column, as a hostile file
+could carry a matching CRC). A file that is unreadable, truncated, altered, from another key, text or
+layout, or that names an op this ddx lacks is ignored (and rewritten on the next compile).
+Writers write a file of their own and rename it into place, so two processes writing at
+once leave one whole file. The directory is kept under MAX_BYTES by removing the least
+recently used files.
 ``DDX_TEMPLATE_CACHE=0`` turns it off; ``DDX_TEMPLATE_CACHE=/some/dir`` puts it there."""
 
 from __future__ import annotations
 
 import json
 import os
-from operator import itemgetter
+import zlib
 
 import numpy as np
 
+from .diskread import NONE, PREFIX, decode, seal
+
 MIN_CHARS = 2048  # shorter texts parse in less time than a file takes to open and check
 MAX_BYTES = 256 << 20  # the directory's bound; pruned to three quarters of it when over
-MAGIC = b"ddx-template-1\n"
-_NONE = -(1 << 31)  # an absent second input or label end in an integer column
 _SOURCES = ("ops", "lang", "replay", "graph")  # the packages a template's layout comes from
 
 
@@ -47,46 +51,106 @@ _STAMP: list[str] = []
 
 def code_stamp() -> str:
     """ddx's version and a digest of its template-making source files' contents (not their
-    times: an installed copy and the source tree it came from must agree)."""
+    times: an installed copy and the source tree it came from must agree): each file's
+    length, CRC-32 and Adler-32 (zlib's, at memory speed; hashlib alone takes longer to
+    import than this whole stamp to make). Reading the ninety-odd files costs a new process
+    about 3 ms, so the stamp is also kept in the cache folder under a name made of the files'
+    paths, sizes and modification times (as Python's own bytecode cache trusts them): a file
+    edited since has another name, and is read again."""
     if not _STAMP:
-        import hashlib
-
         from .. import __version__
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        parts = [__version__]
+        files = []
         for package in _SOURCES:
-            folder = os.path.join(root, package)
             try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+                entries = sorted(os.scandir(os.path.join(root, package)), key=lambda e: e.name)
             except OSError:
                 entries = []
             for e in entries:
                 if e.name.endswith(".py"):
                     try:
-                        with open(e.path, "rb") as fh:
-                            digest = hashlib.sha256(fh.read()).hexdigest()
+                        st = e.stat()
+                        files.append((f"{package}/{e.name}", e.path, st.st_size, st.st_mtime_ns))
                     except OSError:
-                        digest = "unreadable"
-                    parts.append(f"{package}/{e.name}:{digest}")
-        _STAMP.append(hashlib.sha256("\n".join(parts).encode()).hexdigest())
+                        files.append((f"{package}/{e.name}", e.path, -1, -1))
+        listing = json.dumps([__version__, root, [[f[0], f[2], f[3]] for f in files]])
+        folder = directory()
+        memo = None if folder is None else \
+            os.path.join(folder, f"{_digest(listing.encode())}.ddxs")
+        stamp = _read_memo(memo)
+        if stamp is None:
+            parts = [__version__]
+            for name, path, _, _ in files:
+                try:
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                    digest = f"{len(data)}:{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+                except OSError:
+                    digest = "unreadable"
+                parts.append(f"{name}:{digest}")
+            stamp = _digest("\n".join(parts).encode())
+            if memo is not None:
+                try:
+                    _write(memo, stamp.encode())
+                except OSError:
+                    pass  # (a read-only or full disk: made again next time)
+        _STAMP.append(stamp)
     return _STAMP[0]
+
+
+def _read_memo(path: str | None) -> str | None:
+    """A kept stamp: 16 hexadecimal digits, or None (no file, or not one)."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(17).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(text) == 16 and all(c in "0123456789abcdef" for c in text):
+        return text
+    return None
+
+
+def _write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a file of this process's own, renamed
+    into place (a reader sees the old file or the new); errors: OSError."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _digest(data: bytes) -> str:
+    """64 bits of zlib's CRC-32 and Adler-32 of ``data`` (against chance, as a cache needs:
+    anyone who can write the folder can make ddx read anything anyway)."""
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
 def _key(source: str, names: list[str], shapes: list[tuple]) -> tuple[str, str]:
     """(file name, the key text written inside the file) for a compile's inputs."""
-    import hashlib
-
-    text = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    text = _digest(source.encode("utf-8", "surrogatepass"))
     key = json.dumps([code_stamp(), text, len(source), names, [list(s) for s in shapes],
                       "float64"])
-    return hashlib.sha256(key.encode()).hexdigest()[:40] + ".ddxt", key
+    return f"{_digest(key.encode())}.ddxt", key
 
 
-def _column(values: list, header: dict, name: str, parts: list[bytes]) -> None:
+def _column(values, header: dict, name: str, parts: list[bytes]) -> None:
+    """An integer column, in the narrowest of int8, int16, int32 and int64 that holds it."""
     arr = np.asarray(values, dtype=np.int64)
-    if arr.size and -(1 << 31) <= int(arr.min()) and int(arr.max()) < (1 << 31):
-        arr = arr.astype(np.int32)
+    if arr.size:
+        low, high = int(arr.min()), int(arr.max())
+        for kind in (np.int8, np.int16, np.int32):
+            info = np.iinfo(kind)
+            if info.min <= low and high <= info.max:
+                arr = arr.astype(kind)
+                break
     header["columns"].append([name, arr.dtype.str, int(arr.size)])
     parts.append(_padded(arr.tobytes()))
 
@@ -127,35 +191,30 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
         parts: list[bytes] = []
         _column(ops, header, "op", parts)
         _column([r[4] for r in rows], header, "a", parts)
-        _column([_NONE if r[5] is None else r[5] for r in rows], header, "b", parts)
+        _column([NONE if r[5] is None else r[5] for r in rows], header, "b", parts)
         _column([0 if r[7] is None else r[6] for r in rows], header, "start", parts)
-        _column([_NONE if r[7] is None else r[7] for r in rows], header, "end", parts)
+        _column([NONE if r[7] is None else r[7] for r in rows], header, "end", parts)
         _column(shape_ids, header, "shape", parts)
-        ints = [k for k, v in enumerate(numbers) if type(v) is int]
-        _column(ints, header, "int_at", parts)
-        _column([numbers[k] for k in ints], header, "ints", parts)
+        # each distinct number once, then per number where it is: floats by value (0.0 and
+        # -0.0 apart by their text; each nan its own), ints after them
+        floats: dict = {}
+        ints: dict[int, int] = {}
+        num = [floats.setdefault(v if v else repr(v), len(floats)) if type(v) is float
+               else ~ints.setdefault(v, len(ints)) for v in numbers]
+        num = np.asarray(num, np.int64)
+        num[num < 0] = len(floats) + ~num[num < 0]
+        _column(num, header, "num", parts)
+        _column(list(ints), header, "ints", parts)
         _column(plan.fform, header, "fform", parts)
         for name in ("bi", "bform", "bj", "bfirst", "bslot"):
             _column(getattr(plan, name), header, name, parts)
-        floats = np.asarray([float(v) if type(v) is float else 0.0 for v in numbers], np.float64)
-        header["columns"].append(["floats", floats.dtype.str, int(floats.size)])
-        parts.append(floats.tobytes())
+        values = np.asarray([float(v) for v in floats], np.float64)
+        header["columns"].append(["floats", values.dtype.str, int(values.size)])
+        parts.append(values.tobytes())
         head = json.dumps(header).encode()
-        head += b" " * (-(len(MAGIC) + 32 + 8 + len(head)) % 8)  # (the columns: aligned)
-        body = len(head).to_bytes(8, "little") + head + b"".join(parts)
-        import hashlib
-
-        data = MAGIC + hashlib.sha256(body).digest() + body
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        path = os.path.join(folder, fname)
-        tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)  # (atomic: a reader sees the old file or the new, whole)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        head += b" " * (-(PREFIX + 8 + len(head)) % 8)  # (the columns: aligned)
+        data = seal(len(head).to_bytes(8, "little") + head + b"".join(parts))
+        _write(os.path.join(folder, fname), data)
         prune(folder)
     except (OSError, ValueError, TypeError, OverflowError):
         pass  # a read-only or full disk: the cache is only a cache
@@ -179,7 +238,7 @@ def prune(folder: str, limit: int | None = None) -> None:
             if now - st.st_mtime > 3600:
                 _remove(e.path)
             continue
-        if e.name.endswith(".ddxt"):
+        if e.name.endswith((".ddxt", ".ddxs")):
             files.append((st.st_mtime, st.st_size, e.path))
             total += st.st_size
     if total <= limit:
@@ -199,36 +258,6 @@ def _remove(path: str) -> None:
         pass
 
 
-def _picker(ids: list[int]):
-    """A function of a list giving the tuple of its items at ``ids``."""
-    if len(ids) == 1:
-        return lambda seq: (seq[ids[0]],)
-    return itemgetter(*ids)
-
-
-class _Spans:
-    """The labels' starts or ends, made Python's ints only when the JSON asks for the labels
-    (a label that is no span of the text, ``1/x`` for 2/x: the text as start, None as end)."""
-
-    __slots__ = ("column", "labels", "end")
-
-    def __init__(self, column: np.ndarray, labels: dict, *, end: bool = False) -> None:
-        self.column, self.labels, self.end = column, labels, end
-
-    def __iter__(self):
-        found = self.column.tolist()
-        for i, label in self.labels.items():
-            found[i] = None if self.end else label
-        return iter(found)
-
-
-class _Saved:
-    """What from_columns reads of a LeanBuilder, as a file gives it back."""
-
-    __slots__ = ("names", "k", "shape_of", "source", "numbers", "named", "env", "out_name",
-                 "stmts", "assigned")
-
-
 def load(source: str, names: list[str], shapes: list[tuple]):
     """The template kept for these inputs, or None (no file, or one to ignore)."""
     folder = directory()
@@ -239,149 +268,12 @@ def load(source: str, names: list[str], shapes: list[tuple]):
         path = os.path.join(folder, fname)
         with open(path, "rb") as fh:
             data = fh.read()
-        return _decode(data, key, source, names, shapes, path)
+        template = decode(data, key, source, names, shapes)
     except Exception:  # noqa: BLE001 - whatever is wrong with the file, it is not used
         return None
-
-
-def _decode(data: bytes, key: str, source: str, names: list[str], shapes: list[tuple],
-            path: str):
-    import hashlib
-
-    from ..ops import OPS
-    from .lean_template import from_columns
-
-    start = len(MAGIC)
-    if data[:start] != MAGIC or hashlib.sha256(data[start + 32:]).digest() != \
-            data[start:start + 32]:
-        return None
-    body = memoryview(data)[start + 32:]
-    size = int.from_bytes(body[:8], "little")
-    header = json.loads(bytes(body[8:8 + size]))
-    if header["key"] != key or header["names"] != names or header["k"] != len(names):
-        return None
-    cols = {}
-    at = 8 + size
-    for name, dtype, count in header["columns"]:
-        if dtype not in ("<i4", "<i8", "<f8"):
-            return None
-        arr = np.frombuffer(body, dtype=dtype, count=count, offset=at)
-        at += arr.nbytes + (-arr.nbytes % 8)
-        cols[name] = arr if arr.flags.aligned else arr.copy()
-    if at != len(body):
-        return None
-    k = len(names)
-    m = cols["op"].size
-    a, b, ends = cols["a"], cols["b"], cols["end"]
-    rows = np.arange(k, k + m)
-    numbers_n = cols["floats"].size
-    if not (cols["b"].size == cols["a"].size == cols["start"].size == ends.size == m
-            and cols["shape"].size == k + m and cols["ints"].size == cols["int_at"].size
-            and ((cols["int_at"] >= 0) & (cols["int_at"] < numbers_n)).all() and m
-            and ((a >= 0) & (a < rows)).all()
-            and ((b == _NONE) | ((b >= -numbers_n) & (b < rows))).all()
-            and ((cols["op"] >= 0) & (cols["op"] < len(header["ops"]))).all()
-            and ((cols["shape"] >= 0) & (cols["shape"] < len(header["shapes"]))).all()):
-        return None
-    table_of = [OPS[name] for name in header["ops"]]  # (an op this ddx lacks: KeyError)
-    pick = _picker(cols["op"].tolist())  # (C loops: a 10^5-op text in milliseconds)
-    table = pick(table_of)
-    kw_col = [None] * m
-    kws = {int(i): dict(kw) for i, kw in header["kws"].items()}
-    for i, kw in kws.items():
-        kw_col[i] = kw
-    b_col = b.tolist()
-    if (b == _NONE).any():
-        b_col = [None if v == _NONE else v for v in b_col]
-    labels = {int(i): str(label) for i, label in header["labels"].items()}
-    starts, end_col = _Spans(cols["start"], labels), _Spans(ends, labels, end=True)
-    distinct = [tuple(int(d) for d in s) for s in header["shapes"]]
-    shape_of = [distinct[0]] * (k + m) if len(distinct) == 1 else \
-        list(_picker(cols["shape"].tolist())(distinct))
-    if [tuple(s) for s in shapes] != shape_of[:k]:
-        return None
-    floats, ints = cols["floats"].tolist(), cols["ints"].tolist()
-    lb = _Saved()
-    lb.names, lb.k, lb.shape_of, lb.source = list(names), k, shape_of, source
-    lb.numbers = floats
-    for i, v in zip(cols["int_at"].tolist(), ints):
-        floats[i] = v
-    lb.named = {int(i): v for i, v in header["named"].items()}
-    lb.env = {n: i for n, i in header["grads_at"]}
-    lb.out_name, lb.stmts, lb.assigned = header["out_name"], header["stmts"], \
-        header["assigned"]
-    out = header["result"]
-    if not (type(out) is int and k <= out < k + m and _words(header, lb, names, kws, table)
-            and _labels_fit(source, labels)):
-        return None
-    columns = (table, pick([op.fn for op in table_of]), pick([op.vjp for op in table_of]),
-               tuple(kw_col), tuple(a.tolist()), tuple(b_col), starts, end_col)
-    template = from_columns(lb, out, columns, pick_slots=(b >= 0).astype(np.int32).tolist())
-    plan = _plan(template, cols, k, a, b, kws, table_of)
-    if plan is None:
-        return None
-    from .plan import Plan
-
-    if Plan.fits(template):  # (large arrays replay by BufferReuse's path, not a Plan)
-        template.plan = plan
-    try:
-        os.utime(path)  # (recently used: pruned last)
-    except OSError:
-        pass
+    if template is not None:
+        try:
+            os.utime(path)  # (recently used: pruned last)
+        except OSError:
+            pass
     return template
-
-
-def _words(header: dict, lb, names: list[str], kws: dict, table: tuple) -> bool:
-    """Whether the header's names and keywords are ones a compile could have written: what
-    reaches the JSON or a call must be no more than that, whatever a file says."""
-    from ..lang.lowering import BINARY
-
-    k, m = lb.k, len(table)
-    keys = {plan.op: plan.key for plan in BINARY.values() if plan.key is not None}
-    return (all(type(i) is int and 0 <= i < k and names[i] == n for n, i in lb.env.items())
-            and all(k <= i < k + m and type(v) is str and v.isidentifier()
-                    for i, v in lb.named.items())
-            and type(lb.out_name) is str and lb.out_name.isidentifier()
-            and type(lb.stmts) is int and lb.stmts > 0 and type(lb.assigned) is bool
-            and all(0 <= r < m and list(kw) == [keys.get(table[r].name)]
-                    and type(next(iter(kw.values()))) in (int, float) for r, kw in kws.items()))
-
-
-def _labels_fit(source: str, labels: dict) -> bool:
-    """A label that is no span of the text is 2/x's ``1/x``: plain text if the source is."""
-    from .jsonfmt import PLAIN_TEXT
-
-    plain = PLAIN_TEXT(source)
-    return all(v.startswith("1/") and (not plain or PLAIN_TEXT(v)) for v in labels.values())
-
-
-def _plan(template, cols: dict, k: int, a: np.ndarray, b: np.ndarray, kws: dict,
-          table_of: list):
-    """The saved Plan of ``template`` if it routes every gradient along the template's own
-    edges (else None: the file is not used)."""
-    from .plan import ONE, SAME, TWO, Plan
-
-    fform, bi, bj, bslot = cols["fform"], cols["bi"], cols["bj"], cols["bslot"]
-    bform, bfirst = cols["bform"], cols["bfirst"]
-    e, m = bi.size, a.size
-    if not (fform.size == m and bj.size == bform.size == bfirst.size == bslot.size == e
-            and ((bi >= k) & (bi < k + m)).all() and ((bslot == 0) | (bslot == 1)).all()):
-        return None
-    rows = bi - k
-    target = np.where(bslot == 0, a[rows], b[rows])  # the input each gradient goes to
-    two = np.where(b == _NONE, ONE, TWO)
-    same = fform == SAME
-    if not ((target == bj).all() and ((fform == two) | same).all()
-            and (bform == fform[rows]).all() and (~same | (b == _NONE)).all()):
-        return None
-    if same.any() and not (template.scalar and all(
-            template.op[k + r].name == "sum" for r in np.flatnonzero(same).tolist())):
-        return None
-    if e == 0 or ((bslot == 1) & (b[rows] == _NONE)).any():
-        return None
-    # each gradient's VJP: the op table's, by (op, slot), picked in one C loop
-    vjps = [op.vjp[s] if s < len(op.vjp) else None for op in table_of for s in (0, 1)]
-    which = (cols["op"][rows].astype(np.int64) * 2 + bslot).tolist()
-    back = [bi.tolist(), bform.tolist(), bj.tolist(), bfirst.astype(bool).tolist(),
-            bslot.tolist(), list(_picker(which)(vjps))]
-    return Plan.restore(template, fform.tolist(), back, kws)

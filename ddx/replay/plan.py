@@ -94,6 +94,9 @@ def _leave(token) -> None:
         token.__exit__(None, None, None)
 
 
+enter_guard, leave_guard = _enter, _leave  # (for the other loops of Plan's kind: disktemplate)
+
+
 class Plan:
     """A template's replay as steps (see the module's docstring), in columns: lists of ints
     and shared functions, so a 100,000-op plan adds no objects for the collector to walk.
