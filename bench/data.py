@@ -15,6 +15,7 @@ numpy's closed form.
     python bench/data.py --rows 1e6 --rounds 1  # quick
     python bench/data.py --memory 1e8           # ddx's peak memory at 10^6 and 10^8 rows
     python bench/data.py --bad 0.001            # 0.1% of the rows with an empty field
+    python bench/data.py --instructions 1e5     # instructions per row and at start (valgrind)
 
 With ``--bad F`` a fraction F of the rows has one field empty (a null in Parquet): ddx reports
 each as a bad row and writes it with empty results, Polars and DuckDB read a null and write
@@ -250,6 +251,44 @@ def memory(n_big: int) -> None:
         print(f"memory {fmt}: {n_big:,} rows / 10^6 rows = {peaks[n_big] / peaks[1_000_000]:.2f}x")
 
 
+def instructions(n: int, kinds: list[str], formats: list[str]) -> None:
+    """Instructions per row and at start (valgrind's callgrind, every thread counted), each tool
+    on ``n`` rows and on none: counts the machine's load does not move, for the changes the
+    clock cannot see on a shared machine (valgrind runs each tool 30-60 times slower)."""
+    import re
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def counted(tool: str, kind: str, src: str, dst: str) -> int:
+        cmd, env = command(tool, kind, src, dst)
+        env = {**env, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+        proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                               *cmd], capture_output=True, text=True, env=env)
+        found = re.search(r"Collected : (\d+)", proc.stderr)
+        if found is None or proc.returncode not in (0, 1):
+            raise SystemExit(f"valgrind {tool} failed:\n{proc.stderr[-2000:]}")
+        return int(found[1])
+
+    for kind in kinds:
+        paths = generate(kind, n)
+        names = WORKLOADS[kind][1]
+        empty = {"csv": f"{WORK}/{kind}_empty.csv", "parquet": f"{WORK}/{kind}_empty.parquet"}
+        with open(empty["csv"], "w") as fh:
+            fh.write(",".join(names) + "\n")
+        pq.write_table(pa.table({k: pa.array([], pa.float64()) for k in names}), empty["parquet"])
+        for fmt in formats:
+            for tool in ("ddx", "polars", "duckdb"):
+                dst = f"{WORK}/out_count.{fmt}"
+                start = counted(tool, kind, empty[fmt], dst)
+                full = counted(tool, kind, paths[fmt], dst)
+                print(f"instructions {kind:4} {fmt:8} {tool:7} {(full - start) / n:9,.0f} a row"
+                      f"  {start / 1e6:9,.0f} M at start", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", default="1e6,1e7", help="sizes, comma-separated")
@@ -257,6 +296,8 @@ def main() -> None:
     ap.add_argument("--only", default="wxb,bs", help="workloads: wxb, bs")
     ap.add_argument("--formats", default="csv,parquet")
     ap.add_argument("--memory", type=float, help="also ddx's peak memory at this many rows")
+    ap.add_argument("--instructions", type=float,
+                    help="only count instructions (valgrind) on this many rows")
     ap.add_argument("--bad", type=float, default=0.0,
                     help="the fraction of rows with an empty field (bad rows for ddx)")
     args = ap.parse_args()
@@ -265,6 +306,9 @@ def main() -> None:
     import polars
 
     print(f"polars {polars.__version__}, duckdb {duckdb.__version__}, numpy {np.__version__}")
+    if args.instructions:
+        instructions(int(args.instructions), args.only.split(","), args.formats.split(","))
+        return
     sizes = [int(float(s)) for s in args.rows.split(",") if s]
     bench(sizes, args.rounds, args.only.split(","), args.formats.split(","), args.bad)
     if args.memory:

@@ -74,15 +74,17 @@ def test_csv_bytes_rows_and_messages_match_the_plain_path(tmp_path, small_blocks
     lines[77] = "nan,inf,-inf"         # numbers float() takes
     lines[90] = "1_0,2,3"              # so is this one (Polars does not take it)
     lines[100] = "1,2,"                # an empty last field
+    lines[120] = '"1.5'                # a line break in quotes: two bad rows for the plain
+    lines[121] = '2.5",3,4'            # reader, one row for Polars
     text = ("\n".join(lines) + "\n").encode()
     text = text.replace(b"1.0,oops", b"\xff\xfe,oops")  # bytes that are not UTF-8 too
     (tmp_path / "d.csv").write_bytes(text)
     plain, fast = both(tmp_path / "d.csv", "(w*x+b)^2")
     assert fast == plain
     data, reports, nrows, bad = fast
-    assert nrows == len(lines) - 1 and bad == 6
+    assert nrows == len(lines) - 1 and bad == 8
     assert [r.split(":")[0] for r in reports] == \
-        ["row 5", "row 17", "row 30", "row 41", "row 42", "row 100"]
+        ["row 5", "row 17", "row 30", "row 41", "row 42", "row 100", "row 120", "row 121"]
     assert reports[1] == "row 17: expected 3 fields, got 2"
     out = data.decode().splitlines()
     assert out[0] == "value,d_w,d_x,d_b" and out[5] == ",,," and out[17] == ",,,"

@@ -155,9 +155,9 @@ class CsvSource:
                              ignore_errors=True)
         except pl.exceptions.PolarsError:  # (a long row, or anything else Polars refuses)
             return None
-        if lines is None:  # (numpy counts 4x as fast as bytes.count: 0.9 ms for 8 MiB)
+        if lines is None and b'"' in block:  # (only quotes hold a line break: then count)
             lines = int(np.count_nonzero(np.frombuffer(block, dtype=np.uint8) == 10))
-        if df.height != lines:
+        if lines is not None and df.height != lines:
             return None  # (quotes held a line break: Polars' rows are not the lines)
         series, doubt = {}, None
         for c in self.check:  # (a short row has nulls at its end: the last column is read)
