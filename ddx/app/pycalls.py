@@ -83,7 +83,11 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
                                    start=node.pos, end=node.end)
     star = kwstar = None
     for p in fn.params:
-        if p.kind == "star":
+        if p.kind == "kwonly":  # def f(a, *, b): no more positional parameters
+            star = "*"
+            if rest:
+                break
+        elif p.kind == "star":
             star = p.name
             local[p.name] = tuple(rest)
             rest = []
@@ -98,14 +102,20 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
             local[p.name] = extra_kw.pop(p.name)[0]
         elif p.name in fn.defaults:
             local[p.name] = fn.defaults[p.name]
+        elif star is not None:
+            raise DdxTypeError(f"{fn.name}() missing 1 required keyword-only argument: "
+                               f"'{p.name}'", start=node.pos, end=node.end)
         else:
             raise DdxTypeError(f"{fn.name}() missing 1 required positional argument: "
                                f"'{p.name}'", start=node.pos, end=node.end)
     if rest:
         given = len(args)
-        takes = len([p for p in fn.params if p.kind == "pos"])
+        kinds = [p.kind for p in fn.params]
+        cut = min([kinds.index(k) for k in ("star", "kwonly") if k in kinds] or [len(kinds)])
+        takes = len([k for k in kinds[:cut] if k == "pos"])
         raise DdxTypeError(f"{fn.name}() takes {takes} positional argument"
-                           f"{'s' if takes != 1 else ''} but {given} were given",
+                           f"{'s' if takes != 1 else ''} but {given} "
+                           f"{'was' if given == 1 else 'were'} given",
                            start=node.pos, end=node.end)
     if extra_kw:
         if kwstar is None:

@@ -73,29 +73,44 @@ def _key(value: Any) -> Any:
     return n if n is not None else value
 
 
-def _comprehension(ev, node: Ast, iterable: Any) -> list:
-    kind, expr, target, _, conds = node.value
+def _comprehension(ev, node: Ast, iterable: Any) -> Any:
+    """A comprehension's loops, nested left to right (one iterator per ``for`` clause on an
+    explicit stack); its variables are its own."""
+    kind, expr, target, _, conds, more = node.value
+    clauses = [(target, None, conds), *more]
     out: list = []
     saved = {}
-    names = _target_names(target)
+    names = [n for clause in clauses for n in _target_names(clause[0])]
     env = ev.env
     for name in names:  # (a comprehension's variables are its own: restore the outer ones)
         if dict.__contains__(env, name) if isinstance(env, dict) else name in env:
             saved[name] = env[name]
+    end = object()
     try:
-        for item in iterate(ev, iterable, node):
-            pyvalues.bind(ev, target, item)
-            if all(python_truth(ev.evaluate(c)) for c in conds):
-                if kind == "dict":
-                    out.append((_key(ev.evaluate(expr[0])), ev.evaluate(expr[1])))
-                else:
-                    out.append(ev.evaluate(expr))
+        loops = [iter(iterate(ev, iterable, node))]
+        while loops:
+            item = next(loops[-1], end)
+            if item is end:
+                loops.pop()
+                continue
+            tgt, _, tests = clauses[len(loops) - 1]
+            pyvalues.bind(ev, tgt, item)
+            if not all(python_truth(ev.evaluate(c)) for c in tests):
+                continue
+            if len(loops) < len(clauses):
+                loops.append(iter(iterate(ev, ev.evaluate(clauses[len(loops)][1]), node)))
+            elif kind == "dict":
+                out.append((_key(ev.evaluate(expr[0])), ev.evaluate(expr[1])))
+            else:
+                out.append(ev.evaluate(expr))
     finally:
         for name in names:
             if name in saved:
                 env[name] = saved[name]
             elif dict.__contains__(env, name):
                 dict.__delitem__(env, name)
+    if kind == "set":
+        return {_key(v) for v in out}
     return dict(out) if kind == "dict" else out
 
 
@@ -105,7 +120,7 @@ def _target_names(target: Ast) -> list[str]:
         t = stack.pop()
         if t.kind == "name":
             names.append(t.value)
-        elif t.kind == "tuple":
+        elif t.kind in ("tuple", "vec", "star"):
             stack.extend(t.kids)
     return names
 

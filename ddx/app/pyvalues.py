@@ -13,6 +13,7 @@ from ..errors import (
     DdxTypeError,
     DdxValueError,
 )
+from ..graph.binding import pair_targets
 from ..graph.tensor import Tensor
 from ..graph.values import DType, weak
 from ..lang.tree import Ast
@@ -257,14 +258,8 @@ def bind(ev, target: Ast, value: Any, *, python: bool = True) -> None:
         tgt, val = work.pop()
         if tgt.kind == "name" and (python or not isinstance(val, Tensor) or val.weak):
             bind_name(ev, tgt.value, val)
-        elif tgt.kind == "tuple":
-            items = list(iterate(ev, val, tgt))
-            if len(items) != len(tgt.kids):
-                raise DdxValueError(
-                    f"not enough values to unpack (expected {len(tgt.kids)}, got {len(items)})"
-                    if len(items) < len(tgt.kids) else
-                    f"too many values to unpack (expected {len(tgt.kids)})")
-            work.extend(reversed(list(zip(tgt.kids, items))))
+        elif tgt.kind in ("tuple", "vec"):
+            work.extend(reversed(pair_targets(tgt, list(iterate(ev, val, tgt)))))
         else:
             ev.assign(tgt, val)
 

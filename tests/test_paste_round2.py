@@ -1,0 +1,101 @@
+"""Everyday PyTorch and Python pasted into `ddx run` (issue 15, round 2): starred and nested
+unpacking, keyword-only parameters, nested and set comprehensions, nonlocal, Python's ordering
+of values and the builtins that use it. Each script runs through ddx and through Python (with
+PyTorch where it imports it); the outputs must be equal line for line."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ddx_and_python, torch_or_skip
+
+SCRIPTS = {
+    "starred_and_nested_unpacking": """
+import torch
+x = torch.arange(6.0).reshape(2, 3)
+a, *rest = [1, 2, 3, 4]
+print(a, rest)
+first, *_ = x.shape
+print(first, _)
+*init, last = (1, 2, 3)
+print(init, last)
+h, (i, j) = 1, (2, 3)
+print(h, i, j)
+for k, (p, q) in enumerate([(1, 2), (3, 4)]):
+    print(k, p, q)
+for (p, q), r in zip([(1, 2), (3, 4)], "ab"):
+    print(p, q, r)
+a, *b, c = range(5)
+print(a, b, c)
+[m, n] = [5, 6]
+print(m, n)
+for i, (a, *b) in enumerate([[1, 2, 3], [4]]):
+    print(i, a, b)
+rows, *cols = x
+print(rows, cols)
+for first, *others in [[1, 2, 3], [4, 5]]:
+    print(first, others)
+try:
+    p, *q, r = [1]
+except ValueError as err:
+    print(err)
+try:
+    p, q = [1, 2, 3]
+except ValueError as err:
+    print(err)
+""",
+    "starred_displays": """
+import torch
+a = [1, 2]
+b = [*a, 3]
+c = (*a, 4)
+d = *a, 5
+print(b, c, d, [*range(3)], (*a,))
+x = torch.ones(2)
+print([*x.shape, 3], (*x.shape, 1), torch.zeros(*x.shape, 2).shape)
+print([*x])
+""",
+    "keyword_only_parameters": """
+def f(*, k=1):
+    return k
+def g(a, *, b):
+    return a * b
+def h(a, *args, scale=2, **kw):
+    return (a + sum(args)) * scale, kw
+print(f(), f(k=3), g(2, b=4), h(1, 2, 3), h(1, scale=3, tag="t"))
+for call in (lambda: g(1, 2), lambda: g(1), lambda: f(2)):
+    try:
+        call()
+    except TypeError as err:
+        print(err)
+""",
+    "nested_and_set_comprehensions": """
+print([(i, j) for i in range(3) for j in range(i)], {v % 3 for v in range(10)})
+print([x + y for x in [1, 2] if x > 1 for y in [10, 20] if y > 10])
+print({k: v for k in "ab" for v in range(2)}, [c for row in [[1, 2], [3]] for c in row])
+print(sum(i * j for i in range(3) for j in range(3)), sorted({-v for v in [1, 2, 2]}))
+""",
+    "nonlocal_closures": """
+def outer():
+    count = 0
+    def inner():
+        nonlocal count
+        count += 1
+        return count
+    return inner
+step = outer()
+print(step(), step(), outer()())
+def make_adder(n):
+    def add(x):
+        return x + n
+    return add
+print(make_adder(3)(4))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_script_prints_what_python_prints(name, tmp_path):
+    if "import torch" in SCRIPTS[name]:
+        torch_or_skip()
+    ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
+    assert ours == theirs
