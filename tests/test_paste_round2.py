@@ -90,6 +90,41 @@ def make_adder(n):
     return add
 print(make_adder(3)(4))
 """,
+    "ordering_builtins": """
+print(sorted([3, 1, 2]), sorted([3, 1, 2], reverse=True), sorted(["b", "a"]))
+print(sorted([(2, "a"), (1, "b")]), sorted([3, 1, 2], key=lambda v: -v))
+print(min([3, 1, 2]), max([3, 1, 2]), min(3, 1), max(1.5, 2), max([1, 5], key=lambda v: -v))
+print(max([], default=0), min([(1, "b"), (1, "a")]), max("abc"), sorted([1, 2, 1], key=lambda v: 0))
+pairs = [("b", 2), ("a", 3), ("c", 1)]
+pairs.sort(key=lambda p: p[1])
+print(pairs, sorted(pairs), max(pairs, key=lambda p: p[1])[0])
+print("a" < "b", "ab" >= "a", [1, 2] < [1, 3], (1, 2) <= (1, 2), [1, [2, 3]] < [1, [2, 4]])
+print(round(2.567, 2), round(2.5), round(3.5), round(-0.5), round(1.23456, 3), round(7))
+print(abs(-3), abs(-2.5), sum([1, 2, 3]), sum([1.5, 2]), sum([[1], [2]], []), sum(range(5), 10))
+print(True + True, True * 2.5, [1] + [2])
+l = [3, 1, 2]
+l.remove(1)
+l.sort(reverse=True)
+print(l)
+for bad in (lambda: "a" < 1, lambda: [1] < (1,), lambda: sorted([1, "a"]), lambda: max([]),
+            lambda: l.remove(9), lambda: sum(["a"], "")):
+    try:
+        bad()
+    except (TypeError, ValueError) as err:
+        print(type(err).__name__, err)
+""",
+    "python_number_errors": """
+for bad in (lambda: 1 / 0, lambda: 1.0 / 0, lambda: 1 // 0, lambda: 2.5 // 0, lambda: 1 % 0,
+            lambda: 0 ** -1):
+    try:
+        bad()
+    except ZeroDivisionError as err:
+        print(type(err).__name__, err)
+try:
+    {}["k"]
+except KeyError as err:
+    print("key", err)
+""",
 }
 
 

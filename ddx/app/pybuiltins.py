@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import weak
-from . import pycalls, pyvalues
+from . import pycalls, pyorder, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pytypes import isinstance_ as _isinstance
@@ -146,27 +146,6 @@ def _op_or_python(name: str, python):
     return call
 
 
-def _py_sum(ev, node, args, kw):
-    total = args[1] if len(args) > 1 else weak(0)
-    for item in iterate(ev, args[0], node):
-        total = pyvalues.binary(ev, node, "+", total, item)
-    return total
-
-
-def _py_extreme(pick):
-    def call(ev, node, args, kw):
-        items = list(iterate(ev, args[0], node)) if len(args) == 1 else list(args)
-        if not items:
-            raise PyException.error("ValueError", f"{pick}() arg is an empty sequence")
-        best = items[0]
-        for item in items[1:]:
-            a, b = _num(item), _num(best)
-            if (a > b) if pick == "max" else (a < b):
-                best = item
-        return best
-    return call
-
-
 def _num(value):
     n = number_of(value)
     if n is None and isinstance(value, Tensor) and value.value.size == 1:
@@ -186,17 +165,6 @@ def _py_round(ev, node, args, kw):
         digits = int(_num(args[1] if len(args) > 1 else kw["ndigits"][0]))
         return weak(round(n, digits))
     return weak(round(n))
-
-
-def _sorted(ev, node, args, kw):
-    items = list(iterate(ev, args[0], node))
-    key = kw.get("key", (None,))[0]
-    rev = pyvalues.python_truth(kw["reverse"][0]) if "reverse" in kw else False
-
-    def k(item):
-        v = pycalls.call_value(ev, node, key, [item], {}) if key is not None else item
-        return _num(v) if not isinstance(v, str) else v
-    return sorted(items, key=k, reverse=rev)
 
 
 def _map(ev, node, args, kw):
@@ -313,7 +281,7 @@ def _pow(ev, node, args, kw):
 _PLAIN = {
     "print": _print, "len": _len, "range": _range, "enumerate": _enumerate, "zip": _zip,
     "list": _list, "tuple": _tuple, "dict": _dict, "str": _str, "bool": _bool,
-    "float": _float, "int": _int, "repr": _repr, "isinstance": _isinstance, "sorted": _sorted,
+    "float": _float, "int": _int, "repr": _repr, "isinstance": _isinstance, "sorted": pyorder.sorted_,
     "reversed": lambda ev, node, args, kw: list(reversed(list(iterate(ev, args[0], node)))),
     "map": _map, "filter": _filter, "super": _super, "type": _type, "next": _iter_next,
     "iter": lambda ev, node, args, kw: list(iterate(ev, args[0], node)),
@@ -340,9 +308,9 @@ def _hasattr(ev, node, args) -> bool:
 
 BUILTINS: dict[str, Any] = {name: Native(name, fn) for name, fn in _PLAIN.items()}
 BUILTINS.update({
-    "sum": Native("sum", _op_or_python("sum", _py_sum)),
-    "max": Native("max", _op_or_python("max", _py_extreme("max"))),
-    "min": Native("min", _op_or_python("min", _py_extreme("min"))),
+    "sum": Native("sum", _op_or_python("sum", pyorder.sum_)),
+    "max": Native("max", _op_or_python("max", pyorder.extreme("max"))),
+    "min": Native("min", _op_or_python("min", pyorder.extreme("min"))),
     "abs": Native("abs", _op_or_python("abs", _py_abs)),
     "round": Native("round", _op_or_python("round", _py_round)),
     **EXCEPTIONS,

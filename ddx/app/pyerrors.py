@@ -87,6 +87,8 @@ _UNKNOWN = re.compile(r"unknown (?:name|function) '([^']*)'")
 def python_message(exc: DdxError) -> str:
     """What ``str(e)`` gives in Python: ddx's "unknown name 'x'; did you mean ..." is
     Python's "name 'x' is not defined" (the suggestion stays in ddx's own report)."""
+    if getattr(exc, "python_kind", None) == "KeyError" and exc.message.startswith("KeyError: "):
+        return exc.message[len("KeyError: "):]  # (str(e) of a KeyError is the key's repr)
     found = _UNKNOWN.match(exc.message)
     if found and isinstance(exc, DdxNameError):
         return f"name '{found.group(1)}' is not defined"

@@ -12,7 +12,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pymodules, pyvalues
+from . import pycalls, pymodules, pyorder, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
     BoundMethod,
@@ -157,6 +157,17 @@ def _list_method(ev, node, obj: list, name: str, args: list, kw: dict) -> Any:
     if name == "reverse":
         _journal(ev, obj)
         obj.reverse()
+        return None
+    if name == "sort":
+        _journal(ev, obj)
+        pyorder.sort_list(ev, node, obj, args, kw)
+        return None
+    if name == "remove" and len(args) == 1:
+        _journal(ev, obj)
+        i = next((i for i, x in enumerate(obj) if _same(x, args[0])), None)
+        if i is None:
+            raise pyvalues.PyException.error("ValueError", "list.remove(x): x not in list")
+        del obj[i]
         return None
     raise _no_attribute("list", name)
 

@@ -31,10 +31,10 @@ from . import (
     pynn,  # (registers torch.nn)
     pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
+    pyorder,
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
     pysetitem,
-    pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
@@ -88,7 +88,7 @@ REPL_FUNCTIONS = {
 
 # --- the REPL's Python (ddx/app/py*.py), handed to the Evaluator through this surface ------
 run_stmt = pyexec.run_stmt
-python_binary = pyvalues.python_binary
+python_binary = pyorder.python_binary
 compound = pyexpr.compound
 call_value = pycalls.call_value
 assign_item = pysetitem.assign_item
