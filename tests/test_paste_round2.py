@@ -125,6 +125,40 @@ try:
 except KeyError as err:
     print("key", err)
 """,
+    "grad_fn_called_and_its_members": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = x * 3
+print(y.grad_fn.name(), y.grad_fn.metadata, type(y.grad_fn).__name__, type(y.grad_fn))
+y.grad_fn.metadata["k"] = 1
+print(y.grad_fn.metadata, y.retains_grad, x.retains_grad)
+print(y.grad_fn(torch.ones(2)))
+print((x ** 2).sum().grad_fn(torch.tensor(1.0)))
+node = (x ** 2).grad_fn
+print(node(torch.ones(2)), x.exp().grad_fn(torch.ones(2)), x.mean().grad_fn(torch.tensor(1.0)))
+for t in (x.tanh(), x.sigmoid(), x.log(), x.sqrt(), x.relu(), x.sin(), x.abs(), 2 / x):
+    print(t.grad_fn.name(), t.grad_fn(torch.ones(2)))
+print((x * w).grad_fn(torch.ones(2)), (x / w).grad_fn(torch.ones(2)))
+print((x + w).grad_fn(torch.ones(2)), (x - w).grad_fn(torch.ones(2)), (-x).grad_fn(torch.ones(2)))
+print((x.view(1, 2) @ w.view(2, 1)).grad_fn(torch.ones(1, 1)), (x @ w).grad_fn(torch.tensor(1.)))
+with torch.no_grad():
+    print(x.exp().grad_fn)
+e = x.exp()
+print(e.grad_fn(torch.ones(2)).requires_grad)
+with torch.no_grad():
+    print(e.grad_fn(torch.ones(2)))
+z = x.unsqueeze(1)
+print(z.grad_fn.name(), z.grad_fn._saved_dim, x[0].grad_fn._saved_index, x[-1].grad_fn._saved_index)
+m = torch.ones(4, 3, requires_grad=True)
+for t in (m[1:], m[-2:], m[::2], m[:-1], m[:, :2], m[..., 1], m[:, 1], m.transpose(0, 1),
+          m.permute(1, 0), m.unsqueeze(0).squeeze(0), m.repeat(2, 1), m.split(1)[0]):
+    fn = t.grad_fn
+    print(fn.name(), [getattr(fn, "_saved_" + a) for a in ("dim", "start", "end", "step", "index",
+                                                          "self_sym_sizes", "dim0", "dims",
+                                                          "repeats", "split_size")
+                      if hasattr(fn, "_saved_" + a)])
+""",
 }
 
 

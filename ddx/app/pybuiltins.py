@@ -1,6 +1,6 @@
 """The Python builtins the REPL provides, and only these: print, len, range, enumerate, zip,
 list, tuple, dict, set, float, int, str, bool, abs, min, max, sum, round, isinstance, sorted,
-reversed, any, all, map, filter, super, type, repr, hasattr, callable, iter, next, divmod.
+reversed, any, all, map, filter, super, type, repr, hasattr, getattr, callable, iter, next, divmod.
 Where a name is also one of ddx's ops (sum, max, min, abs, round), a tensor argument goes to
 the op, as ``torch.sum`` would, and Python values to Python's meaning."""
 
@@ -298,12 +298,38 @@ def _hasattr(ev, node, args) -> bool:
     obj, name = args
     if not isinstance(name, str) or name.startswith("__"):
         return False
-    from .pyexpr import get_attr
+    from ..lang.tree import Ast
 
-    try:
-        return get_attr(ev, node, obj, name) is not NotImplemented
+    attr = Ast("attr", str(name), (), (), node.start, node.end, node.pos)
+    try:  # (the surface's lookup: tensors' and grad_fn nodes' attributes too)
+        return ev.surface.get_attr(ev, attr, obj) is not NotImplemented
     except Exception:  # noqa: BLE001 - hasattr is False on any error, as Python's
         return False
+
+
+def _getattr(ev, node, args, kw):
+    """getattr(obj, name[, default]): the attribute as ``obj.name`` reads it; a dunder name is
+    refused, as ``obj.__dict__`` is."""
+    if kw or len(args) not in (2, 3):
+        raise DdxTypeError(f"getattr expected 2 or 3 arguments, got {len(args) + len(kw)}")
+    obj, name = args[0], args[1]
+    if not isinstance(name, str):
+        raise DdxTypeError("attribute name must be string, not "
+                           f"'{type_label(name)}'")
+    if name.startswith("__") and name != "__name__":
+        raise DdxTypeError(f"'{name}' is not available in ddx (no dunder attributes)",
+                           start=node.pos, end=node.end)
+    from ..lang.tree import Ast
+
+    attr = Ast("attr", str(name), (), (), node.start, node.end, node.pos)
+    if len(args) == 2:
+        return ev.surface.get_attr(ev, attr, obj)
+    try:
+        return ev.surface.get_attr(ev, attr, obj)
+    except DdxTypeError as exc:  # (an AttributeError: the default)
+        if "has no attribute" not in exc.message:
+            raise
+        return args[2]
 
 
 BUILTINS: dict[str, Any] = {name: Native(name, fn) for name, fn in _PLAIN.items()}
@@ -313,6 +339,7 @@ BUILTINS.update({
     "min": Native("min", _op_or_python("min", pyorder.extreme("min"))),
     "abs": Native("abs", _op_or_python("abs", _py_abs)),
     "round": Native("round", _op_or_python("round", _py_round)),
+    "getattr": Native("getattr", _getattr),
     **EXCEPTIONS,
 })
 # print stays the REPL's own (sep=, end=), any/all Python's (a bool, also of a tensor); the ddx ops

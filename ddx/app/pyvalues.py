@@ -14,7 +14,7 @@ from ..errors import (
     DdxValueError,
 )
 from ..graph.binding import pair_targets
-from ..graph.tensor import Tensor
+from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import DType, weak
 from ..lang.tree import Ast
 from . import pynumpy
@@ -131,6 +131,8 @@ def iterate(ev, value: Any, node: Ast | None = None) -> Iterator:
 
 
 def type_label(value: Any) -> str:
+    if isinstance(value, (Function, AccumulateGrad)):
+        return value.name  # (type(y.grad_fn) is <class 'MulBackward0'>)
     if isinstance(value, Tensor):
         if value.weak:
             kind = value.value.dtype.kind

@@ -24,6 +24,7 @@ from . import (
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
     pyexec,
     pyexpr,
+    pygradfn,  # (registers y.grad_fn(g))
     pyhooks,  # noqa: F401  (registers register_hook)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
@@ -90,7 +91,15 @@ REPL_FUNCTIONS = {
 run_stmt = pyexec.run_stmt
 python_binary = pyorder.python_binary
 compound = pyexpr.compound
-call_value = pycalls.call_value
+
+
+def call_value(ev: Evaluator, node: Ast, fn: Any, args: list, kw: dict) -> Any:
+    """Call a value (pycalls.call_value); a grad_fn node computes its gradient (pygradfn)."""
+    if isinstance(fn, (Function, AccumulateGrad)):
+        return pygradfn.call_node(ev, node, fn, args, kw)
+    return pycalls.call_value(ev, node, fn, args, kw)
+
+
 assign_item = pysetitem.assign_item
 run_with = pycontext.run_with
 
@@ -144,6 +153,8 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             return obj.requires_grad
         if name == "is_leaf":
             return obj.is_leaf
+        if name == "retains_grad":
+            return obj.retains_grad
         if name == "shape":
             return Size(obj.value.shape)
         if name == "dtype":
@@ -162,10 +173,14 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "next_functions":
             return obj.next_functions
+        if name == "metadata":
+            return pygradfn.metadata(obj)
         if name == "variable" and isinstance(obj, AccumulateGrad):
             return obj.variable
         if name.startswith("_saved_") and isinstance(obj, Function):
             got = pysaved.saved(obj, name)
+            if got is NotImplemented:
+                got = pygradfn.saved_more(obj, name)
             if got is not NotImplemented:
                 return got
         if name.startswith("_raw_saved_") and isinstance(obj, Function):
