@@ -159,6 +159,63 @@ for t in (m[1:], m[-2:], m[::2], m[:-1], m[:, :2], m[..., 1], m[:, 1], m.transpo
                                                           "repeats", "split_size")
                       if hasattr(fn, "_saved_" + a)])
 """,
+    "item_assignment_recorded_as_copyslices": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 2
+y[0] = 5
+print(y, y.grad_fn.name(), len(y.grad_fn.next_functions), y.grad_fn.next_functions[1])
+t = torch.tensor(4.0, requires_grad=True)
+y[1] = t * 1
+print(y, y.grad_fn.next_functions[0][0].name(), y.grad_fn.next_functions[1][0].name())
+y.sum().backward()
+print(x.grad, t.grad)
+z = x.clone()
+z[z > 1] = torch.tensor(0.0)
+print(z, z.grad_fn.name(), z.grad_fn.next_functions[1])
+z = x.clone()
+z[[0, 2]] = t
+print(z, z.grad_fn.next_functions[1][0].name())
+(z * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+print(t.grad, x.grad)
+m = torch.zeros(2, 3)
+m[0] = x
+print(m, m.grad_fn.next_functions[0], m.is_leaf, m.requires_grad)
+m[:, 1] = torch.ones(2)
+print(m)
+m.sum().backward()
+print(x.grad)
+u = x * 1
+v = u * u
+u[0] = 1
+try:
+    v.backward(torch.ones(3))
+except RuntimeError as e:
+    print(e)
+w = x * 1
+w[0] += 10
+print(w)
+h = torch.zeros(2, 2, requires_grad=True) * 1
+h[0, 1] = 7
+h[1] = torch.tensor([1.0, 2.0], dtype=torch.float64)
+print(h)
+with torch.no_grad():
+    q = x * 1
+    q[0] = 9
+print(q, q.grad_fn)
+try:
+    y[5] = 1
+except IndexError as e:
+    print("IE", e)
+try:
+    y[0:2] = torch.ones(3)
+except RuntimeError as e:
+    print("RE", e)
+try:
+    x[x > 1] = 0
+except RuntimeError as e:
+    print("leaf", e)
+""",
 }
 
 
@@ -168,3 +225,13 @@ def test_a_script_prints_what_python_prints(name, tmp_path):
         torch_or_skip()
     ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
     assert ours == theirs
+
+
+def test_a_failing_statement_undoes_a_recorded_item_assignment():
+    from conftest import session_run
+
+    out = session_run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+                      "if True:\n    y[0] = 5.0\n    y[9] = 1\nprint(y)\n"
+                      "y.sum().backward()\nprint(x.grad)")
+    assert out == ["error: index 9 is out of bounds for dimension 0 with size 2",
+                   "tensor([2., 2.], grad_fn=<MulBackward0>)", "tensor([2., 2.])"]

@@ -217,8 +217,8 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
             return got
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "name":
-            return Str(obj.name if isinstance(obj, Function) else
-                       "torch::autograd::AccumulateGrad")
+            return Str(("torch::autograd::" + obj.name if obj.name == "CopySlices" else obj.name)
+                       if isinstance(obj, Function) else "torch::autograd::AccumulateGrad")
         raise _no_attr(node, f"'{obj.name}' object", ["name"])
     if isinstance(obj, PyNumber):
         obj = Tensor(np.asarray(obj.raw))
