@@ -216,6 +216,96 @@ try:
 except RuntimeError as e:
     print("leaf", e)
 """,
+    "gradcheck": """
+import torch
+from torch.autograd import gradcheck
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * t
+    @staticmethod
+    def backward(ctx, g):
+        t, = ctx.saved_tensors
+        return g * 3 * t
+d = torch.tensor([1.0, 2.0], dtype=torch.double, requires_grad=True)
+try:
+    gradcheck(Bad.apply, (d,))
+except RuntimeError as e:
+    print(type(e).__name__)
+    print(e)
+print(gradcheck(torch.sin, (d,)), gradcheck(lambda a, b: a * b, (d, torch.ones(2, dtype=torch.double))))
+r = torch.randn(3, dtype=torch.double, requires_grad=True)
+print(gradcheck(lambda a: (a.exp(), a.sum()), d), gradcheck(torch.nn.functional.softmax, (r, 0)))
+try:
+    gradcheck(torch.sin, (torch.ones(2),))
+except ValueError as e:
+    print(e)
+""",
+    "custom_function_needs_input_grad_once_differentiable": """
+import torch
+from torch.autograd import Function
+from torch.autograd.function import once_differentiable
+
+class MyMul(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        print("needs", ctx.needs_input_grad)
+        ga = grad * b if ctx.needs_input_grad[0] else None
+        gb = grad * a if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+c = torch.tensor([3.0, 4.0])
+y = MyMul.apply(x, c)
+print(y, y.grad_fn.name(), type(y.grad_fn).__name__)
+y.sum().backward()
+print(x.grad)
+
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result
+
+d = torch.tensor([0.5, 1.0], dtype=torch.double, requires_grad=True)
+print(torch.autograd.gradcheck(Exp.apply, (d,), eps=1e-6, atol=1e-4))
+print(torch.autograd.gradcheck(lambda t: (t ** 2).sum(), (d,)))
+class Scale(Function):
+    @staticmethod
+    def forward(ctx, t, k):
+        ctx.k = k
+        return t * k
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+s = Scale.apply(x, 3.0)
+s.backward(torch.ones(2))
+print(x.grad, s)
+class Bad(Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t.clone()
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+try:
+    print(torch.autograd.gradcheck(Bad.apply, (d,), raise_exception=False))
+except Exception as e:
+    print(type(e).__name__)
+""",
 }
 
 
@@ -235,3 +325,22 @@ def test_a_failing_statement_undoes_a_recorded_item_assignment():
                       "y.sum().backward()\nprint(x.grad)")
     assert out == ["error: index 9 is out of bounds for dimension 0 with size 2",
                    "tensor([2., 2.], grad_fn=<MulBackward0>)", "tensor([2., 2.])"]
+
+
+def test_gradcheck_of_float32_inputs_warns_as_pytorch(tmp_path):
+    import subprocess
+    import sys
+
+    torch_or_skip()
+    script = tmp_path / "check.py"
+    script.write_text("import torch\nf = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                      "print(torch.autograd.gradcheck(torch.sin, (f,), eps=1e-3, atol=1e-2))\n")
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=120)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert ours.stdout == theirs.stdout == "True\n"
+    warning = ("Input #0 requires gradient and is not a double precision floating point or "
+               "complex. This check will likely fail if all the inputs are not of double "
+               "precision floating point or complex.")
+    assert f"warning: {warning}" in ours.stderr and f"UserWarning: {warning}" in theirs.stderr

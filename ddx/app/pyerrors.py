@@ -57,7 +57,9 @@ _PARENTS = {"Exception": (), "RuntimeError": ("Exception",), "ValueError": ("Exc
             "AssertionError": ("Exception",), "NotImplementedError": ("RuntimeError",
                                                                       "Exception"),
             "StopIteration": ("Exception",), "RecursionError": ("RuntimeError", "Exception"),
-            "ImportError": ("Exception",), "ModuleNotFoundError": ("ImportError", "Exception")}
+            "ImportError": ("Exception",),
+            "GradcheckError": ("RuntimeError", "Exception"),
+            "ModuleNotFoundError": ("ImportError", "Exception")}
 EXCEPTIONS = {name: ExceptionType(name, parents) for name, parents in _PARENTS.items()}
 EXCEPTIONS["BaseException"] = ExceptionType("BaseException", ())
 

@@ -24,6 +24,7 @@ from . import (
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
     pyexec,
     pyexpr,
+    pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
     pyhooks,  # noqa: F401  (registers register_hook)
     pyinit,  # noqa: F401  (registers torch.nn.init)
