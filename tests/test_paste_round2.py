@@ -306,14 +306,62 @@ try:
 except Exception as e:
     print(type(e).__name__)
 """,
+    "differentiable_grad_accumulates_as_pytorchs": """
+import torch
+w = torch.ones(2, requires_grad=True)
+(w * w).sum().backward(create_graph=True)
+print(w.grad)
+w.grad.sum().backward()
+print(w.grad)
+v = torch.tensor([1.0, 2.0], requires_grad=True)
+(v * 3).sum().backward()
+(v * v).sum().backward(create_graph=True)
+print(v.grad, v.grad.grad_fn.name())
+x = torch.tensor(2.0, requires_grad=True)
+dy, = torch.autograd.grad(x ** 3, x, create_graph=True)
+print(dy, torch.autograd.grad(dy, x))
+""",
+    "python_string_methods": """
+print("a-b".partition("-"), "a-b-c".rpartition("-"), "abcb".rfind("b"), "a b c".rsplit(" ", 1))
+print("ab".isalpha(), "a1".isalnum(), " ".isspace(), "AB".isupper(), "ab".islower(), "12".isnumeric())
+print("aB".swapcase(), "Straße".casefold(), "test_x".removeprefix("test_"), "x.py".removesuffix(".py"))
+print("hello".index("l"), "hello".rindex("l"))
+try:
+    "ab".index("z")
+except ValueError as e:
+    print(e)
+""",
 }
+
+
+# scripts whose PyTorch warns (a UserWarning on stderr): ddx's stderr is its warnings only
+WARNS = {"differentiable_grad_accumulates_as_pytorchs": "warning: Using backward() with "
+                                                         "create_graph=True will create"}
+
+
+def _with_warnings(text: str, folder, warning: str) -> tuple[list[str], list[str]]:
+    import subprocess
+    import sys
+
+    script = folder / "script.py"
+    script.write_text(text)
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=120)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours.stderr.startswith(warning) and ours.stderr.count("\n") == 1, ours.stderr
+    return ours.stdout.splitlines(), theirs.stdout.splitlines()
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_a_script_prints_what_python_prints(name, tmp_path):
     if "import torch" in SCRIPTS[name]:
         torch_or_skip()
-    ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
+    if name in WARNS:
+        ours, theirs = _with_warnings(SCRIPTS[name], tmp_path, WARNS[name])
+    else:
+        ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
     assert ours == theirs
 
 

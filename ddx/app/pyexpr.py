@@ -222,12 +222,19 @@ def _str_method(ev, node, obj: str, name: str, args: list, kw: dict) -> Any:
         return Str(obj.join(to_str(ev, x) for x in iterate(ev, args[0], node)))
     plain = {"upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "split",
              "startswith", "endswith", "replace", "center", "ljust", "rjust", "zfill",
-             "splitlines", "find", "count", "isdigit"}
+             "splitlines", "find", "count", "isdigit", "partition", "rpartition", "rfind",
+             "rsplit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isnumeric",
+             "swapcase", "casefold", "removeprefix", "removesuffix", "index", "rindex"}
     if name in plain:
         raw = [to_str(ev, a) if isinstance(a, str) else int(number_of(a)) for a in args]
-        got = getattr(str, name)(obj, *raw)
+        try:
+            got = getattr(str, name)(obj, *raw)
+        except ValueError as exc:  # ("ab".index("z"): substring not found)
+            raise pyvalues.PyException.error("ValueError", str(exc)) from None
         if isinstance(got, list):
             return [Str(x) for x in got]
+        if isinstance(got, tuple):
+            return tuple(Str(x) for x in got)
         if isinstance(got, bool):
             return got
         return Str(got) if isinstance(got, str) else pyvalues.weak(got)

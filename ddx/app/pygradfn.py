@@ -19,8 +19,9 @@ from ..engine.reverse import FREED_TEXT, unbroadcast
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import AccumulateGrad, Function, Tensor
+from ..graph.values import truth
 from ..ops import Op
-from .pyautograd import BILINEAR, LINEAR
+from .pyautograd import BILINEAR, GRAD_GRAPHS, LINEAR
 
 # the op PyTorch's backward formula of a node ends in, by the forward op (MulBackward0 else)
 RESULT_NODE = {"tanh": "TanhBackwardBackward0", "sigmoid": "SigmoidBackwardBackward0",
@@ -174,10 +175,29 @@ def _m_grad_fn(ev, node, t: Tensor, args: list, kw: dict) -> Any:
     return call_node(ev, node, t.grad_fn, args, kw)
 
 
+def _grads_kept_in_place(method):
+    """backward() without create_graph adds into a leaf's .grad in place (PyTorch's
+    AccumulateGrad under no grad mode), so a .grad that backward(create_graph=True) made
+    differentiable keeps its grad_fn (CopyBackwards) and takes the new values."""
+    def run(ev, node, t, args, kw):
+        kept = [(leaf, got) for leaf, got in list(GRAD_GRAPHS.items())
+                if got.value is leaf.grad]
+        result = method(ev, node, t, args, kw)
+        flag = kw.get("create_graph")
+        if flag is None or not truth(flag[0]):
+            for leaf, got in kept:
+                if leaf.grad is not None and leaf.grad is not got.value and \
+                        leaf.grad.shape == got.value.shape:
+                    got.value = leaf.grad
+        return result
+    return run
+
+
 def register() -> None:
     from .methods import TENSOR_METHODS
 
     TENSOR_METHODS.setdefault("grad_fn", _m_grad_fn)
+    TENSOR_METHODS["backward"] = _grads_kept_in_place(TENSOR_METHODS["backward"])
 
 
 register()
