@@ -331,6 +331,44 @@ try:
 except ValueError as e:
     print(e)
 """,
+    "user_exception_classes": """
+class MyErr(Exception):
+    pass
+class Sub(MyErr, ValueError):
+    pass
+try:
+    raise MyErr("mine")
+except MyErr as e:
+    print("mine", e, type(e).__name__, isinstance(e, MyErr), isinstance(e, Exception))
+try:
+    raise Sub("sub %d" % 2)
+except ValueError as e:
+    print("as value", e, type(e).__name__)
+try:
+    raise Sub
+except MyErr as e:
+    print("bare", repr(str(e)))
+try:
+    raise ValueError("v")
+except MyErr:
+    print("wrong")
+except ValueError as e:
+    print("right", e)
+def check(x):
+    if x < 0:
+        raise MyErr(f"negative: {x}")
+    return x
+for v in (1, -1):
+    try:
+        print(check(v))
+    except Exception as e:
+        print("caught", e)
+
+try:
+    raise RuntimeError("x")
+except Exception as e:
+    print(isinstance(e, RuntimeError), isinstance(e, Exception), isinstance(e, ValueError))
+""",
 }
 
 

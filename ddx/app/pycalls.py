@@ -10,7 +10,7 @@ from ..errors import DdxTypeError
 from ..graph import record
 from ..graph.values import Return
 from ..lang.tree import Ast
-from .pyerrors import ExceptionType, PyException
+from .pyerrors import ExceptionType, PyException, user_chain
 from .pyvalues import (
     MAX_DEPTH,
     BoundMethod,
@@ -129,6 +129,9 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
 
 
 def instantiate(ev, node: Ast, cls: UserClass, args: list, kw: dict) -> Any:
+    if user_chain(cls)[1] and cls.lookup("__init__") is None:  # class MyError(ValueError)
+        text = " ".join(to_str(ev, a) for a in args) if len(args) != 1 else to_str(ev, args[0])
+        return PyException(cls.name, text, user_class=cls)
     obj = Instance(cls)
     base = next((b for b in _all_bases(cls) if hasattr(b, "init_instance")), None)
     if base is not None:
