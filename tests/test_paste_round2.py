@@ -369,6 +369,47 @@ try:
 except Exception as e:
     print(isinstance(e, RuntimeError), isinstance(e, Exception), isinstance(e, ValueError))
 """,
+    "python_builtins_formats_and_bound_methods": """
+import math
+d = {"b": 2, "a": 3, "c": 1}
+print(sorted(d.items(), key=lambda kv: kv[1]), max(d, key=d.get), min(d.values()))
+print(d.get("z", 0), d.pop("a"), d, d.setdefault("q", 5), d)
+print("%(name)s is %(age)d" % {"name": "Bob", "age": 30})
+print("{:.2%}".format(0.5), "{0[1]}".format([1, 2]), "{:>{w}}".format("x", w=4))
+print(math.exp(1), math.isclose(0.1 + 0.2, 0.3), math.inf, -math.inf, math.floor(2.5), math.ceil(2.1))
+print(math.sqrt(2), math.log(8, 2), math.log10(100), math.pi, math.e, math.tau, math.factorial(5))
+print(list(enumerate(zip("ab", [1, 2]))), [(i, c) for i, c in enumerate("hi", 1)])
+n = 0
+while True:
+    n += 1
+    if n >= 3:
+        break
+print(n)
+print(abs(-0.0), 0.1 + 0.2)
+print(10 / 4, 10 // 4, -10 // 4, 10 % -3, 2 ** -1, 7.5 // 2, pow(2, 10), pow(2, 3, 5))
+print(int(True), str(None), bool([]), bool([0]), None is None, 3 in [1, 2, 3], "x" not in "abc")
+print(list(range(10, 0, -3)), list(range(0)), len(range(5)))
+print([1, 2, 3][::-1], "hello"[1:4], (1, 2, 3)[-1], [[1, 2], [3]][0][1])
+squares = {x: x * x for x in range(4)}
+print(squares, list(squares), 3 in squares)
+x = [1, 2, 3]
+y = x
+y.append(4)
+print(x, x is y, x == [1, 2, 3, 4], x.copy() is x)
+a, b = 1, 2
+a, b = b, a
+print(a, b)
+print(f"{3:03d} {3.5:08.3f} {'left':<8}| {1234567.891:,.2f} {255:x} {255:#b} {0.000123:.2e}")
+print(type(1 / 2), type(4 // 2), type(True), 1_000_000)
+print("{:>{w}.{p}f}|{0}".format(3.14159, w=8, p=2) if False else "{:>{}}|".format("x", 3))
+for bad in ("{0[5]}", "{name}", "{0}{}", "{"):
+    try:
+        bad.format([1])
+    except (IndexError, KeyError, ValueError) as e:
+        print(type(e).__name__, e)
+print(sorted(["b", "A", "c"], key=str.lower) if False else sorted(["bb", "a", "ccc"], key=len))
+print(list(map("x{}".format, [1, 2])), sorted("bca"), "-".join(map(str, [1, 2])))
+""",
 }
 
 

@@ -275,6 +275,12 @@ class TensorOptions(dict):
 
 
 def _pow(ev, node, args, kw):
+    if len(args) == 3:  # pow(base, exp, mod): Python's, on ints
+        b, e, m = (_num(a) for a in args)
+        if not all(isinstance(v, int) for v in (b, e, m)):
+            raise DdxTypeError("pow() 3rd argument not allowed unless all arguments are "
+                               "integers")
+        return weak(pow(b, e, m))
     return pyvalues.binary(ev, node, "**", args[0], args[1])
 
 
@@ -345,6 +351,6 @@ BUILTINS.update({
 # print stays the REPL's own (sep=, end=), any/all Python's (a bool, also of a tensor); the ddx ops
 # sum/max/min/abs/round win in calls by
 # name only through these wrappers, looked up before the op table (surface.builtin)
-OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf", "any", "all"))
+OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf", "any", "all", "pow"))
 
 __all__ = ["BUILTINS", "OVERRIDES", "math"]

@@ -12,7 +12,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pymodules, pyorder, pyvalues
+from . import pycalls, pyformat, pymodules, pyorder, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
     BoundMethod,
@@ -212,12 +212,37 @@ def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
         return None
     if name == "pop" and args:
         return obj.pop(_key(args[0]), *args[1:2])
+    if name == "setdefault" and args:
+        return obj.setdefault(_key(args[0]), args[1] if len(args) > 1 else None)
+    if name == "copy" and not args:
+        return dict(obj)
     raise _no_attribute("dict", name)
+
+
+# the methods of lists, dicts and strings that ``obj.name`` gives as a value (key=d.get)
+BOUND = {list: ("append", "extend", "pop", "insert", "clear", "copy", "index", "count",
+                "reverse", "sort", "remove"),
+         dict: ("items", "keys", "values", "get", "update", "pop", "setdefault", "copy"),
+         str: ("format", "join", "upper", "lower", "strip", "split", "startswith", "endswith",
+               "replace", "find", "count", "title", "capitalize", "isdigit")}
+
+
+class PyMethod:
+    """A list's, dict's or string's method as a value (``key=d.get``, ``map(s.upper, ...)``)."""
+
+    def __init__(self, obj: Any, name: str) -> None:
+        self.obj, self.name = obj, name
+
+    def __repr__(self) -> str:
+        return f"<built-in method {self.name}>"
+
+    def py_call(self, ev, node, args: list, kw: dict) -> Any:
+        return call_method(ev, node, self.obj, self.name, args, kw)
 
 
 def _str_method(ev, node, obj: str, name: str, args: list, kw: dict) -> Any:
     if name == "format":
-        return Str(_str_format(ev, obj, args, kw))
+        return Str(pyformat.str_format(ev, node, obj, args, kw))
     if name == "join" and len(args) == 1:
         return Str(obj.join(to_str(ev, x) for x in iterate(ev, args[0], node)))
     plain = {"upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "split",
@@ -239,27 +264,6 @@ def _str_method(ev, node, obj: str, name: str, args: list, kw: dict) -> Any:
             return got
         return Str(got) if isinstance(got, str) else pyvalues.weak(got)
     raise _no_attribute("str", name)
-
-
-def _str_format(ev, text: str, args: list, kw: dict) -> str:
-    """str.format: {} {0} {name} with conversions and specs, as Python formats them."""
-    import string
-
-    out = []
-    auto = 0
-    for literal, field, spec, conv in string.Formatter().parse(text):
-        out.append(literal)
-        if field is None:
-            continue
-        if field == "":
-            value = args[auto]
-            auto += 1
-        elif field.isdigit():
-            value = args[int(field)]
-        else:
-            value = kw[field][0]
-        out.append(pyvalues.format_value(ev, value, conv, spec or ""))
-    return "".join(out)
 
 
 def _no_attribute(kind: str, name: str):
@@ -320,6 +324,9 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
     native = getattr(obj, "py_attr", None)
     if native is not None:
         return native(ev, node, name)
+    for kind, names in BOUND.items():
+        if isinstance(obj, kind) and name in names:
+            return PyMethod(obj, name)
     return NotImplemented
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import DdxTypeError
 from ..graph.tensor import Tensor
-from . import pycalls, pyvalues
+from . import pycalls, pyformat, pyvalues
 from .pyerrors import PyException
 from .pyvalues import iterate, number_of, type_label
 
@@ -171,6 +171,8 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
     if op in ORDER_OPS and (isinstance(a, (str, list, tuple)) or isinstance(b, (str, list, tuple))) \
             and not (isinstance(a, Tensor) and not a.weak or isinstance(b, Tensor) and not b.weak):
         return compare(op, a, b)
+    if op == "%" and isinstance(a, str) and isinstance(b, dict):
+        return pyformat.percent_mapping(ev, a, b)  # "%(name)s" % {"name": ...}
     if op == "+" and isinstance(a, list) and isinstance(b, list):
         return list(a) + list(b)  # (a list literal and a list: a list, as Python's)
     return pyvalues.python_binary(ev, node, op, a, b)
