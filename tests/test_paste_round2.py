@@ -32,6 +32,11 @@ for i, (a, *b) in enumerate([[1, 2, 3], [4]]):
     print(i, a, b)
 rows, *cols = x
 print(rows, cols)
+w = torch.ones(2, 2, requires_grad=True)
+r0, r1 = w
+print(r0, r1.grad_fn.name(), [*w][0].grad_fn.name(), [row.grad_fn.name() for row in w])
+(a, b), (c, d) = w.tolist()
+print(a, b, c, d)
 for first, *others in [[1, 2, 3], [4, 5]]:
     print(first, others)
 try:
@@ -409,6 +414,81 @@ for bad in ("{0[5]}", "{name}", "{0}{}", "{"):
         print(type(e).__name__, e)
 print(sorted(["b", "A", "c"], key=str.lower) if False else sorted(["bb", "a", "ccc"], key=len))
 print(list(map("x{}".format, [1, 2])), sorted("bca"), "-".join(map(str, [1, 2])))
+""",
+    "learners_errors": """
+import torch
+x = torch.ones(2, 3, requires_grad=True)
+tests = [
+    lambda: (x * 2).backward(),
+    lambda: torch.tensor([1, 2], requires_grad=True),
+    lambda: x @ x,
+    lambda: x.numpy(),
+    lambda: x.add_(1),
+    lambda: x.view(5),
+    lambda: x + torch.ones(3, 2),
+    lambda: torch.ones(2).item(),
+    lambda: x.grad.zero_(),
+    lambda: torch.cat([x, torch.ones(2)]),
+    lambda: x.reshape(4, -1),
+    lambda: x[:, 5],
+    lambda: torch.stack([x, torch.ones(3, 2)]),
+    lambda: x.sum(dim=2),
+    lambda: torch.mm(x, torch.ones(2)),
+    lambda: x.T.view(6),
+    lambda: torch.zeros(2).long().requires_grad_(),
+    lambda: x.new_tensor(1).backward(),
+    lambda: x.retain_grad() if False else torch.ones(1).retain_grad(),
+    lambda: torch.autograd.grad(x.sum(), torch.ones(1)),
+    lambda: x.expand(3, 3),
+    lambda: x.squeeze(5),
+    lambda: torch.nn.Linear(3, 2)(torch.ones(2, 4)),
+]
+for i, f in enumerate(tests):
+    try:
+        f()
+        print(i, "ok")
+    except Exception as e:
+        print(i, type(e).__name__, str(e).splitlines()[0][:150])
+""",
+    "user_classes_special_methods": """
+import torch
+class Point:
+    count = 0
+    def __init__(self, x, y=0):
+        self.x, self.y = x, y
+        Point.count += 1
+    def __repr__(self):
+        return f"Point({self.x}, {self.y})"
+    def __str__(self):
+        return f"<{self.x},{self.y}>"
+    def __add__(self, other):
+        return Point(self.x + other.x, self.y + other.y)
+    def __eq__(self, other):
+        return self.x == other.x and self.y == other.y
+    def __len__(self):
+        return 2
+    def __getitem__(self, i):
+        return (self.x, self.y)[i]
+    def __call__(self, k):
+        return self.x * k
+    @property
+    def norm(self):
+        return (self.x ** 2 + self.y ** 2) ** 0.5
+p = Point(3, 4)
+q = Point(1)
+print(p, repr(p), [p, q], str(q), p + q, p == Point(3, 4), len(p), p[1], p(2), p.norm, Point.count)
+class Data:
+    def __init__(self, n):
+        self.xs = torch.arange(float(n))
+    def __len__(self):
+        return len(self.xs)
+    def __getitem__(self, i):
+        return self.xs[i], self.xs[i] * 2
+ds = Data(3)
+print(len(ds), ds[1])
+for i in range(len(ds)):
+    a, b = ds[i]
+    print(a.item(), b.item())
 """,
 }
 

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import weak
-from . import pycalls, pyorder, pyvalues
+from . import pycalls, pydunder, pyorder, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pytypes import isinstance_ as _isinstance
@@ -72,6 +72,8 @@ def _len(ev, node, args, kw):
         return weak(len(value))
     if hasattr(value, "py_len"):
         return weak(value.py_len())
+    if pydunder.method(value, "__len__") is not None:
+        return pydunder.length(ev, node, value)
     raise DdxTypeError(f"object of type '{type_label(value)}' has no len()")
 
 
@@ -295,6 +297,7 @@ _PLAIN = {
     "divmod": _divmod, "pow": _pow, "printf": _printf,
     "TensorOptions": lambda ev, node, args, kw: TensorOptions(),
     "staticmethod": lambda ev, node, args, kw: args[0],
+    "property": lambda ev, node, args, kw: pydunder.Property(args[0]),
     "classmethod": lambda ev, node, args, kw: args[0],
     "hasattr": lambda ev, node, args, kw: _hasattr(ev, node, args),
 }

@@ -12,7 +12,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pyformat, pymodules, pyorder, pyvalues
+from . import pycalls, pydunder, pyformat, pymodules, pyorder, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
     BoundMethod,
@@ -302,6 +302,8 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
         if name in obj.attrs:
             return obj.attrs[name]
         found = obj.cls.lookup(name)
+        if isinstance(found, pydunder.Property):  # @property: the method's value
+            return pycalls.call_value(ev, node, found.fn, [obj], {})
         if isinstance(found, UserFunction) or getattr(found, "bind_to_instance", False):
             return BoundMethod(found, obj)  # (a builtin base's methods bind too: nn.Module's)
         if found is not None:
@@ -343,6 +345,14 @@ def set_attr(ev, node: Ast, obj: Any, name: str, value: Any) -> bool:
             ev.journal.bind(obj.attrs, name, value)
         else:
             obj.attrs[name] = value
+        return True
+    if isinstance(obj, UserClass):  # Point.count += 1: a class attribute
+        if name.startswith("__"):
+            raise DdxTypeError(f"cannot set '{name}' on a class in ddx")
+        if ev.journal is not None:
+            ev.journal.bind(obj.scope, name, value)
+        else:
+            obj.scope[name] = value
         return True
     return False
 

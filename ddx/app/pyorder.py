@@ -10,9 +10,9 @@ from typing import Any
 
 from ..errors import DdxTypeError
 from ..graph.tensor import Tensor
-from . import pycalls, pyformat, pyvalues
+from . import pycalls, pydunder, pyformat, pyvalues
 from .pyerrors import PyException
-from .pyvalues import iterate, number_of, type_label
+from .pyvalues import Instance, iterate, number_of, type_label
 
 ORDER_OPS = frozenset(("<", "<=", ">", ">="))
 
@@ -168,6 +168,10 @@ def sum_(ev, node, args: list, kw: dict) -> Any:
 def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
     """The surface's Python operators: ordering of strings, lists and tuples here, the rest
     as pyvalues.python_binary does them."""
+    if isinstance(a, Instance) or isinstance(b, Instance):
+        got = pydunder.binary(ev, node, op, a, b)  # (the user's __add__, __eq__, ...)
+        if got is not NotImplemented:
+            return got
     if op in ORDER_OPS and (isinstance(a, (str, list, tuple)) or isinstance(b, (str, list, tuple))) \
             and not (isinstance(a, Tensor) and not a.weak or isinstance(b, Tensor) and not b.weak):
         return compare(op, a, b)

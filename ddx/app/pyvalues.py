@@ -172,6 +172,10 @@ def to_str(ev, value: Any) -> str:
         return str(value)
     if isinstance(value, Device):  # print(torch.device('cpu')): cpu
         return value.kind
+    if isinstance(value, Instance):  # (the user's __str__ or __repr__)
+        got = ev.surface.user_text(ev, value, "str")
+        if got is not None:
+            return got
     return ev.surface.show(ev, value)
 
 

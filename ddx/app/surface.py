@@ -22,6 +22,7 @@ from . import (
     pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
     pycontext,
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
+    pydunder,
     pyexec,
     pyexpr,
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
@@ -37,6 +38,7 @@ from . import (
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
     pysetitem,
+    pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
@@ -94,10 +96,25 @@ python_binary = pyorder.python_binary
 compound = pyexpr.compound
 
 
+def user_getitem(ev: Evaluator, node: Ast, obj: Any, key: Any) -> Any:
+    """``obj[key]`` of a user's class with __getitem__ (NotImplemented for anything else)."""
+    if pydunder.method(obj, "__getitem__") is None:
+        return NotImplemented
+    return pydunder.getitem(ev, node, obj, key)
+
+
+def user_text(ev: Evaluator, obj: Any, kind: str) -> str | None:
+    """str()/repr() of a user's object through its __str__/__repr__ (None: it has none)."""
+    return pydunder.text(ev, Ast("name", "", (), (), 0, 0), obj, kind)
+
+
 def call_value(ev: Evaluator, node: Ast, fn: Any, args: list, kw: dict) -> Any:
     """Call a value (pycalls.call_value); a grad_fn node computes its gradient (pygradfn)."""
     if isinstance(fn, (Function, AccumulateGrad)):
         return pygradfn.call_node(ev, node, fn, args, kw)
+    user_call = pydunder.method(fn, "__call__")
+    if user_call is not None:  # (a user's class with __call__)
+        return pycalls.call_user(ev, node, user_call, [fn, *args], kw)
     return pycalls.call_value(ev, node, fn, args, kw)
 
 
@@ -232,6 +249,10 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
             return got
         raise namespaces.missing(node, "'Tensor' object", list(TENSOR_METHODS) + [
             n for n in ev.functions if "Tensor" in namespaces.spaces_of(n)])
+    if obj is None or isinstance(obj, (bool, PyNumber)) or isinstance(obj, Tensor) and obj.weak:
+        # (Python's AttributeError: x.grad.zero_() before any backward)
+        raise DdxTypeError(f"'{pyvalues.type_label(obj)}' object has no attribute '{name}'",
+                           start=node.pos, end=node.end)
     raise DdxTypeError(f"{type_name(obj)} has no method '{name}'", start=node.pos, end=node.end)
 
 
@@ -241,6 +262,10 @@ def show(ev: Evaluator, value: Any) -> str:
 
     if value is None:
         return "None"
+    if isinstance(value, pyvalues.Instance):
+        got = user_text(ev, value, "repr")  # (the user's __repr__)
+        if got is not None:
+            return got
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, PyNumber):

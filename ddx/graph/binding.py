@@ -86,7 +86,8 @@ class Binding:
                 self.assign(tgt, val)
                 continue
             if isinstance(val, Tensor) and not val.weak and val.value.ndim:
-                val = tuple(self.op("select", tgt, [val], {"key": (i,)})
+                val = tuple(self.op("select", tgt, [val], {"key": (i,)},  # (iteration: unbind)
+                                    grad_fn="UnbindBackward0")
                             for i in range(val.value.shape[0]))
             if not isinstance(val, (tuple, list)):
                 raise DdxTypeError(f"cannot unpack non-iterable {py_type(val)} object",

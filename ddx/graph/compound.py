@@ -47,7 +47,7 @@ def spread_items(ev, node: Ast, values: list) -> list:
             out.append(v)
         elif isinstance(v.value, Tensor) and not v.value.weak and v.value.value.ndim:
             t = v.value
-            out.extend(ev.op("select", node, [t], {"key": (i,)})
+            out.extend(ev.op("select", node, [t], {"key": (i,)}, grad_fn="UnbindBackward0")
                        for i in range(t.value.shape[0]))
         elif v.double or not isinstance(v.value, (list, tuple, range, dict, str)):
             raise DdxTypeError(f"Value after * must be an iterable, not {type_name(v.value)}",
