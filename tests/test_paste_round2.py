@@ -490,6 +490,60 @@ for i in range(len(ds)):
     a, b = ds[i]
     print(a.item(), b.item())
 """,
+    "optimizer_param_groups_and_lr_schedulers": """
+import torch
+w = torch.ones(2, requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1)
+for g in opt.param_groups:
+    g["lr"] = 0.5
+(w * w).sum().backward()
+opt.step()
+print(w, opt.param_groups[0]["lr"], len(opt.param_groups), opt.param_groups[0]["momentum"])
+import torch
+from torch.optim.lr_scheduler import ExponentialLR, LambdaLR, MultiStepLR
+torch.manual_seed(1)
+w = torch.randn(3, requires_grad=True)
+opt = torch.optim.Adam([w], lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+for i in range(5):
+    opt.zero_grad()
+    loss = (w ** 2).sum()
+    loss.backward()
+    opt.step()
+    sched.step()
+    print(i, loss.item(), opt.param_groups[0]["lr"], sched.get_last_lr(), sched.last_epoch)
+print(w)
+for make in (lambda o: ExponentialLR(o, gamma=0.9), lambda o: MultiStepLR(o, milestones=[1, 3], gamma=0.1),
+             lambda o: LambdaLR(o, lr_lambda=lambda e: 1 / (e + 1))):
+    v = torch.ones(2, requires_grad=True)
+    o = torch.optim.SGD([v], lr=0.3)
+    s = make(o)
+    for i in range(4):
+        o.zero_grad()
+        (v * v).sum().backward()
+        o.step()
+        s.step()
+        print(s.get_last_lr(), v.tolist())
+""",
+    "clip_grad_norm_and_value": """
+import torch
+from torch import nn
+torch.manual_seed(3)
+model = nn.Linear(4, 3)
+x = torch.randn(8, 4)
+for i in range(3):
+    model.zero_grad()
+    loss = (model(x) ** 2).sum() * 10
+    loss.backward()
+    total = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    print(total, model.weight.grad.norm(), model.bias.grad)
+w = torch.randn(5, requires_grad=True)
+(w * 3).sum().backward()
+print(torch.nn.utils.clip_grad_norm_([w], 100.0), w.grad)
+print(torch.nn.utils.clip_grad_norm_(w, 0.5, norm_type=1.0), w.grad)
+torch.nn.utils.clip_grad_value_([w], 0.05)
+print(w.grad)
+""",
 }
 
 

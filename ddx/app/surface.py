@@ -19,6 +19,7 @@ from . import (
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
+    pyclip,  # noqa: F401  (registers torch.nn.utils)
     pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
     pycontext,
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
@@ -37,6 +38,7 @@ from . import (
     pyorder,
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
+    pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
