@@ -112,7 +112,7 @@ def test_tuples_and_unpacking():
                       "v = tensor([7., 8.])\np, q = v\nprint(q)\nm, (n, k) = 1, (2, 3)\nprint(k)")
     assert out == ["(1, 2, 3)", "()", "(4,)", "6", "tensor(8.)", "3"]  # (ints stay ints)
     assert session_run("w = tensor([7., 8.], requires_grad=true)\np, q = w\nq")[-1] == \
-        "tensor(8., grad_fn=<SelectBackward0>)"
+        "tensor(8., grad_fn=<UnbindBackward0>)"  # (unpacking iterates: unbind)
     assert session_run("a, b = 1, 2, 3")[-1] == "error: too many values to unpack (expected 2)"
     assert session_run("a, b, c = 1, 2")[-1] == \
         "error: not enough values to unpack (expected 3, got 2)"

@@ -285,18 +285,22 @@ def _backward_create_graph(method):
             return method(ev, node, t, args, kw)
         leaves = [s for s in record.ancestors(t) if s.grad_fn is None and s.requires_grad]
         fresh = [s for s in leaves if s.grad is None]
+        # a plain .grad already there: PyTorch's AccumulateGrad adds (old + new: AddBackward0)
+        added = [s for s in leaves if s.grad is not None and grad_tensor(s) is None]
         if "retain_graph" not in kw:  # create_graph keeps the graph, as PyTorch's does
             kw = {**kw, "retain_graph": (True, node.pos)}
         result = method(ev, node, t, args, kw)
         gradient = args[0] if args else kw["gradient"][0] if "gradient" in kw else None
-        for leaf in fresh:
+        for leaf in fresh + added:
             if leaf.grad is None:
                 continue
             out = Tensor(leaf.grad)
             out.label = f"{leaf.display}.grad"
             differentiable(out, [t], [gradient], leaves, leaf)
             if out.grad_fn is not None:  # (a rolled-back statement restores .grad: no match)
-                out.grad_fn.name = "CopyBackwards"  # (AccumulateGrad's copy of a fresh grad)
+                # (AccumulateGrad's copy of a fresh grad, or its sum with the one there)
+                first = any(leaf is s for s in fresh)
+                out.grad_fn.name = "CopyBackwards" if first else "AddBackward0"
                 GRAD_GRAPHS[leaf] = out
         if not WARNED:  # a UserWarning: Python shows it once
             WARNED.append(True)

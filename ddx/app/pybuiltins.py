@@ -1,6 +1,6 @@
 """The Python builtins the REPL provides, and only these: print, len, range, enumerate, zip,
 list, tuple, dict, set, float, int, str, bool, abs, min, max, sum, round, isinstance, sorted,
-reversed, any, all, map, filter, super, type, repr, hasattr, callable, iter, next, divmod.
+reversed, any, all, map, filter, super, type, repr, hasattr, getattr, callable, iter, next, divmod.
 Where a name is also one of ddx's ops (sum, max, min, abs, round), a tensor argument goes to
 the op, as ``torch.sum`` would, and Python values to Python's meaning."""
 
@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import weak
-from . import pycalls, pyvalues
+from . import pycalls, pydunder, pyorder, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pytypes import isinstance_ as _isinstance
@@ -72,6 +72,8 @@ def _len(ev, node, args, kw):
         return weak(len(value))
     if hasattr(value, "py_len"):
         return weak(value.py_len())
+    if pydunder.method(value, "__len__") is not None:
+        return pydunder.length(ev, node, value)
     raise DdxTypeError(f"object of type '{type_label(value)}' has no len()")
 
 
@@ -146,27 +148,6 @@ def _op_or_python(name: str, python):
     return call
 
 
-def _py_sum(ev, node, args, kw):
-    total = args[1] if len(args) > 1 else weak(0)
-    for item in iterate(ev, args[0], node):
-        total = pyvalues.binary(ev, node, "+", total, item)
-    return total
-
-
-def _py_extreme(pick):
-    def call(ev, node, args, kw):
-        items = list(iterate(ev, args[0], node)) if len(args) == 1 else list(args)
-        if not items:
-            raise PyException.error("ValueError", f"{pick}() arg is an empty sequence")
-        best = items[0]
-        for item in items[1:]:
-            a, b = _num(item), _num(best)
-            if (a > b) if pick == "max" else (a < b):
-                best = item
-        return best
-    return call
-
-
 def _num(value):
     n = number_of(value)
     if n is None and isinstance(value, Tensor) and value.value.size == 1:
@@ -186,17 +167,6 @@ def _py_round(ev, node, args, kw):
         digits = int(_num(args[1] if len(args) > 1 else kw["ndigits"][0]))
         return weak(round(n, digits))
     return weak(round(n))
-
-
-def _sorted(ev, node, args, kw):
-    items = list(iterate(ev, args[0], node))
-    key = kw.get("key", (None,))[0]
-    rev = pyvalues.python_truth(kw["reverse"][0]) if "reverse" in kw else False
-
-    def k(item):
-        v = pycalls.call_value(ev, node, key, [item], {}) if key is not None else item
-        return _num(v) if not isinstance(v, str) else v
-    return sorted(items, key=k, reverse=rev)
 
 
 def _map(ev, node, args, kw):
@@ -307,13 +277,19 @@ class TensorOptions(dict):
 
 
 def _pow(ev, node, args, kw):
+    if len(args) == 3:  # pow(base, exp, mod): Python's, on ints
+        b, e, m = (_num(a) for a in args)
+        if not all(isinstance(v, int) for v in (b, e, m)):
+            raise DdxTypeError("pow() 3rd argument not allowed unless all arguments are "
+                               "integers")
+        return weak(pow(b, e, m))
     return pyvalues.binary(ev, node, "**", args[0], args[1])
 
 
 _PLAIN = {
     "print": _print, "len": _len, "range": _range, "enumerate": _enumerate, "zip": _zip,
     "list": _list, "tuple": _tuple, "dict": _dict, "str": _str, "bool": _bool,
-    "float": _float, "int": _int, "repr": _repr, "isinstance": _isinstance, "sorted": _sorted,
+    "float": _float, "int": _int, "repr": _repr, "isinstance": _isinstance, "sorted": pyorder.sorted_,
     "reversed": lambda ev, node, args, kw: list(reversed(list(iterate(ev, args[0], node)))),
     "map": _map, "filter": _filter, "super": _super, "type": _type, "next": _iter_next,
     "iter": lambda ev, node, args, kw: list(iterate(ev, args[0], node)),
@@ -321,6 +297,7 @@ _PLAIN = {
     "divmod": _divmod, "pow": _pow, "printf": _printf,
     "TensorOptions": lambda ev, node, args, kw: TensorOptions(),
     "staticmethod": lambda ev, node, args, kw: args[0],
+    "property": lambda ev, node, args, kw: pydunder.Property(args[0]),
     "classmethod": lambda ev, node, args, kw: args[0],
     "hasattr": lambda ev, node, args, kw: _hasattr(ev, node, args),
 }
@@ -330,26 +307,53 @@ def _hasattr(ev, node, args) -> bool:
     obj, name = args
     if not isinstance(name, str) or name.startswith("__"):
         return False
-    from .pyexpr import get_attr
+    from ..lang.tree import Ast
 
-    try:
-        return get_attr(ev, node, obj, name) is not NotImplemented
+    attr = Ast("attr", str(name), (), (), node.start, node.end, node.pos)
+    try:  # (the surface's lookup: tensors' and grad_fn nodes' attributes too)
+        return ev.surface.get_attr(ev, attr, obj) is not NotImplemented
     except Exception:  # noqa: BLE001 - hasattr is False on any error, as Python's
         return False
 
 
+def _getattr(ev, node, args, kw):
+    """getattr(obj, name[, default]): the attribute as ``obj.name`` reads it; a dunder name is
+    refused, as ``obj.__dict__`` is."""
+    if kw or len(args) not in (2, 3):
+        raise DdxTypeError(f"getattr expected 2 or 3 arguments, got {len(args) + len(kw)}")
+    obj, name = args[0], args[1]
+    if not isinstance(name, str):
+        raise DdxTypeError("attribute name must be string, not "
+                           f"'{type_label(name)}'")
+    if name.startswith("__") and name != "__name__":
+        raise DdxTypeError(f"'{name}' is not available in ddx (no dunder attributes)",
+                           start=node.pos, end=node.end)
+    from ..lang.tree import Ast
+
+    attr = Ast("attr", str(name), (), (), node.start, node.end, node.pos)
+    if len(args) == 2:
+        return ev.surface.get_attr(ev, attr, obj)
+    try:
+        return ev.surface.get_attr(ev, attr, obj)
+    except DdxTypeError as exc:  # (an AttributeError: the default)
+        if "has no attribute" not in exc.message:
+            raise
+        return args[2]
+
+
 BUILTINS: dict[str, Any] = {name: Native(name, fn) for name, fn in _PLAIN.items()}
 BUILTINS.update({
-    "sum": Native("sum", _op_or_python("sum", _py_sum)),
-    "max": Native("max", _op_or_python("max", _py_extreme("max"))),
-    "min": Native("min", _op_or_python("min", _py_extreme("min"))),
+    "sum": Native("sum", _op_or_python("sum", pyorder.sum_)),
+    "max": Native("max", _op_or_python("max", pyorder.extreme("max"))),
+    "min": Native("min", _op_or_python("min", pyorder.extreme("min"))),
     "abs": Native("abs", _op_or_python("abs", _py_abs)),
     "round": Native("round", _op_or_python("round", _py_round)),
+    "getattr": Native("getattr", _getattr),
     **EXCEPTIONS,
 })
 # print stays the REPL's own (sep=, end=), any/all Python's (a bool, also of a tensor); the ddx ops
 # sum/max/min/abs/round win in calls by
 # name only through these wrappers, looked up before the op table (surface.builtin)
-OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf", "any", "all"))
+OVERRIDES = frozenset(("print", "sum", "max", "min", "abs", "round", "printf", "any", "all", "pow"))
 
 __all__ = ["BUILTINS", "OVERRIDES", "math"]

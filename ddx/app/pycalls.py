@@ -10,7 +10,7 @@ from ..errors import DdxTypeError
 from ..graph import record
 from ..graph.values import Return
 from ..lang.tree import Ast
-from .pyerrors import ExceptionType, PyException
+from .pyerrors import ExceptionType, PyException, user_chain
 from .pyvalues import (
     MAX_DEPTH,
     BoundMethod,
@@ -83,7 +83,11 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
                                    start=node.pos, end=node.end)
     star = kwstar = None
     for p in fn.params:
-        if p.kind == "star":
+        if p.kind == "kwonly":  # def f(a, *, b): no more positional parameters
+            star = "*"
+            if rest:
+                break
+        elif p.kind == "star":
             star = p.name
             local[p.name] = tuple(rest)
             rest = []
@@ -98,14 +102,20 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
             local[p.name] = extra_kw.pop(p.name)[0]
         elif p.name in fn.defaults:
             local[p.name] = fn.defaults[p.name]
+        elif star is not None:
+            raise DdxTypeError(f"{fn.name}() missing 1 required keyword-only argument: "
+                               f"'{p.name}'", start=node.pos, end=node.end)
         else:
             raise DdxTypeError(f"{fn.name}() missing 1 required positional argument: "
                                f"'{p.name}'", start=node.pos, end=node.end)
     if rest:
         given = len(args)
-        takes = len([p for p in fn.params if p.kind == "pos"])
+        kinds = [p.kind for p in fn.params]
+        cut = min([kinds.index(k) for k in ("star", "kwonly") if k in kinds] or [len(kinds)])
+        takes = len([k for k in kinds[:cut] if k == "pos"])
         raise DdxTypeError(f"{fn.name}() takes {takes} positional argument"
-                           f"{'s' if takes != 1 else ''} but {given} were given",
+                           f"{'s' if takes != 1 else ''} but {given} "
+                           f"{'was' if given == 1 else 'were'} given",
                            start=node.pos, end=node.end)
     if extra_kw:
         if kwstar is None:
@@ -119,6 +129,9 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
 
 
 def instantiate(ev, node: Ast, cls: UserClass, args: list, kw: dict) -> Any:
+    if user_chain(cls)[1] and cls.lookup("__init__") is None:  # class MyError(ValueError)
+        text = " ".join(to_str(ev, a) for a in args) if len(args) != 1 else to_str(ev, args[0])
+        return PyException(cls.name, text, user_class=cls)
     obj = Instance(cls)
     base = next((b for b in _all_bases(cls) if hasattr(b, "init_instance")), None)
     if base is not None:

@@ -13,6 +13,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
+from . import pyhooks
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
@@ -95,7 +96,9 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
             memo.clear()
             record.GRAD_MODE.enabled = False
             try:
-                got = call_value(ev, node, backward, [ctx, Tensor(np.asarray(g))], {})
+                # (the evaluator running backward now: a later statement's, which prints)
+                now = pyhooks.ACTIVE[-1] if pyhooks.ACTIVE else ev
+                got = call_value(now, node, backward, [ctx, Tensor(np.asarray(g))], {})
             finally:
                 record.GRAD_MODE.enabled = True
             got = got if isinstance(got, tuple) else (got,)

@@ -20,8 +20,12 @@ from ..errors import (
 class PyException:
     """An exception value: ``RuntimeError("...")``, or what ``except ... as e`` catches."""
 
-    def __init__(self, kind: str, message: str, error: DdxError | None = None) -> None:
+    def __init__(self, kind: str, message: str, error: DdxError | None = None,
+                 user_class: Any = None) -> None:
         self.kind, self.message, self.error = kind, message, error
+        # a user's exception class (class MyError(ValueError): pass), or None
+        self.user_class = user_class if user_class is not None else \
+            getattr(error, "python_class", None)
 
     def __repr__(self) -> str:
         return f"{self.kind}({self.message!r})"
@@ -57,8 +61,11 @@ _PARENTS = {"Exception": (), "RuntimeError": ("Exception",), "ValueError": ("Exc
             "AssertionError": ("Exception",), "NotImplementedError": ("RuntimeError",
                                                                       "Exception"),
             "StopIteration": ("Exception",), "RecursionError": ("RuntimeError", "Exception"),
-            "ImportError": ("Exception",), "ModuleNotFoundError": ("ImportError", "Exception")}
+            "ImportError": ("Exception",),
+            "GradcheckError": ("RuntimeError", "Exception"),
+            "ModuleNotFoundError": ("ImportError", "Exception")}
 EXCEPTIONS = {name: ExceptionType(name, parents) for name, parents in _PARENTS.items()}
+PARENTS = _PARENTS  # (isinstance of an exception value reads it)
 EXCEPTIONS["BaseException"] = ExceptionType("BaseException", ())
 
 
@@ -87,18 +94,39 @@ _UNKNOWN = re.compile(r"unknown (?:name|function) '([^']*)'")
 def python_message(exc: DdxError) -> str:
     """What ``str(e)`` gives in Python: ddx's "unknown name 'x'; did you mean ..." is
     Python's "name 'x' is not defined" (the suggestion stays in ddx's own report)."""
+    if getattr(exc, "python_kind", None) == "KeyError" and exc.message.startswith("KeyError: "):
+        return exc.message[len("KeyError: "):]  # (str(e) of a KeyError is the key's repr)
     found = _UNKNOWN.match(exc.message)
     if found and isinstance(exc, DdxNameError):
         return f"name '{found.group(1)}' is not defined"
     return exc.message
 
 
+def user_chain(cls: Any) -> tuple[list, list[str]]:
+    """A user's class's own classes (itself and its user bases) and the builtin exception
+    names it derives from ([] when it is no exception class); explicit stack."""
+    mine, builtin, stack = [], [], [cls]
+    while stack:
+        c = stack.pop()
+        if isinstance(c, ExceptionType):
+            builtin.extend(n for n in (c.name, *_PARENTS.get(c.name, ())) if n not in builtin)
+        elif hasattr(c, "bases"):
+            mine.append(c)
+            stack.extend(reversed(c.bases))
+    return mine, builtin
+
+
 def exception_matches(exc: DdxError, wanted: Any) -> bool:
     if isinstance(wanted, tuple):
         return any(exception_matches(exc, w) for w in wanted)
+    mine = getattr(exc, "python_class", None)
+    if hasattr(wanted, "bases") and user_chain(wanted)[1]:  # except MyError:
+        return mine is not None and any(c is wanted for c in user_chain(mine)[0])
     if not isinstance(wanted, ExceptionType):
         raise DdxTypeError("catching classes that do not inherit from BaseException is not "
                            "allowed")
+    if mine is not None:
+        return wanted.name in ("BaseException", *user_chain(mine)[1])
     kind = python_kind(exc)
     return wanted.name in (kind, "BaseException", *_PARENTS.get(kind, ()))
 
@@ -106,8 +134,13 @@ def exception_matches(exc: DdxError, wanted: Any) -> bool:
 def as_error(value: Any) -> DdxError:
     if isinstance(value, ExceptionType):
         value = PyException(value.name, "")
+    if hasattr(value, "bases") and user_chain(value)[1]:  # raise MyError: the class itself
+        value = PyException(value.name, "", user_class=value)
     if isinstance(value, PyException):
         if value.error is not None:
             return value.error
-        return PyException.error(value.kind, value.message)
+        err = PyException.error(value.kind, value.message)
+        if value.user_class is not None:
+            err.python_class = value.user_class
+        return err
     return DdxTypeError("exceptions must derive from BaseException")

@@ -12,7 +12,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pymodules, pyvalues
+from . import pycalls, pydunder, pyformat, pymodules, pyorder, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
     BoundMethod,
@@ -73,29 +73,44 @@ def _key(value: Any) -> Any:
     return n if n is not None else value
 
 
-def _comprehension(ev, node: Ast, iterable: Any) -> list:
-    kind, expr, target, _, conds = node.value
+def _comprehension(ev, node: Ast, iterable: Any) -> Any:
+    """A comprehension's loops, nested left to right (one iterator per ``for`` clause on an
+    explicit stack); its variables are its own."""
+    kind, expr, target, _, conds, more = node.value
+    clauses = [(target, None, conds), *more]
     out: list = []
     saved = {}
-    names = _target_names(target)
+    names = [n for clause in clauses for n in _target_names(clause[0])]
     env = ev.env
     for name in names:  # (a comprehension's variables are its own: restore the outer ones)
         if dict.__contains__(env, name) if isinstance(env, dict) else name in env:
             saved[name] = env[name]
+    end = object()
     try:
-        for item in iterate(ev, iterable, node):
-            pyvalues.bind(ev, target, item)
-            if all(python_truth(ev.evaluate(c)) for c in conds):
-                if kind == "dict":
-                    out.append((_key(ev.evaluate(expr[0])), ev.evaluate(expr[1])))
-                else:
-                    out.append(ev.evaluate(expr))
+        loops = [iter(iterate(ev, iterable, node))]
+        while loops:
+            item = next(loops[-1], end)
+            if item is end:
+                loops.pop()
+                continue
+            tgt, _, tests = clauses[len(loops) - 1]
+            pyvalues.bind(ev, tgt, item)
+            if not all(python_truth(ev.evaluate(c)) for c in tests):
+                continue
+            if len(loops) < len(clauses):
+                loops.append(iter(iterate(ev, ev.evaluate(clauses[len(loops)][1]), node)))
+            elif kind == "dict":
+                out.append((_key(ev.evaluate(expr[0])), ev.evaluate(expr[1])))
+            else:
+                out.append(ev.evaluate(expr))
     finally:
         for name in names:
             if name in saved:
                 env[name] = saved[name]
             elif dict.__contains__(env, name):
                 dict.__delitem__(env, name)
+    if kind == "set":
+        return {_key(v) for v in out}
     return dict(out) if kind == "dict" else out
 
 
@@ -105,7 +120,7 @@ def _target_names(target: Ast) -> list[str]:
         t = stack.pop()
         if t.kind == "name":
             names.append(t.value)
-        elif t.kind == "tuple":
+        elif t.kind in ("tuple", "vec", "star"):
             stack.extend(t.kids)
     return names
 
@@ -142,6 +157,17 @@ def _list_method(ev, node, obj: list, name: str, args: list, kw: dict) -> Any:
     if name == "reverse":
         _journal(ev, obj)
         obj.reverse()
+        return None
+    if name == "sort":
+        _journal(ev, obj)
+        pyorder.sort_list(ev, node, obj, args, kw)
+        return None
+    if name == "remove" and len(args) == 1:
+        _journal(ev, obj)
+        i = next((i for i, x in enumerate(obj) if _same(x, args[0])), None)
+        if i is None:
+            raise pyvalues.PyException.error("ValueError", "list.remove(x): x not in list")
+        del obj[i]
         return None
     raise _no_attribute("list", name)
 
@@ -186,47 +212,58 @@ def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
         return None
     if name == "pop" and args:
         return obj.pop(_key(args[0]), *args[1:2])
+    if name == "setdefault" and args:
+        return obj.setdefault(_key(args[0]), args[1] if len(args) > 1 else None)
+    if name == "copy" and not args:
+        return dict(obj)
     raise _no_attribute("dict", name)
+
+
+# the methods of lists, dicts and strings that ``obj.name`` gives as a value (key=d.get)
+BOUND = {list: ("append", "extend", "pop", "insert", "clear", "copy", "index", "count",
+                "reverse", "sort", "remove"),
+         dict: ("items", "keys", "values", "get", "update", "pop", "setdefault", "copy"),
+         str: ("format", "join", "upper", "lower", "strip", "split", "startswith", "endswith",
+               "replace", "find", "count", "title", "capitalize", "isdigit")}
+
+
+class PyMethod:
+    """A list's, dict's or string's method as a value (``key=d.get``, ``map(s.upper, ...)``)."""
+
+    def __init__(self, obj: Any, name: str) -> None:
+        self.obj, self.name = obj, name
+
+    def __repr__(self) -> str:
+        return f"<built-in method {self.name}>"
+
+    def py_call(self, ev, node, args: list, kw: dict) -> Any:
+        return call_method(ev, node, self.obj, self.name, args, kw)
 
 
 def _str_method(ev, node, obj: str, name: str, args: list, kw: dict) -> Any:
     if name == "format":
-        return Str(_str_format(ev, obj, args, kw))
+        return Str(pyformat.str_format(ev, node, obj, args, kw))
     if name == "join" and len(args) == 1:
         return Str(obj.join(to_str(ev, x) for x in iterate(ev, args[0], node)))
     plain = {"upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "split",
              "startswith", "endswith", "replace", "center", "ljust", "rjust", "zfill",
-             "splitlines", "find", "count", "isdigit"}
+             "splitlines", "find", "count", "isdigit", "partition", "rpartition", "rfind",
+             "rsplit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isnumeric",
+             "swapcase", "casefold", "removeprefix", "removesuffix", "index", "rindex"}
     if name in plain:
         raw = [to_str(ev, a) if isinstance(a, str) else int(number_of(a)) for a in args]
-        got = getattr(str, name)(obj, *raw)
+        try:
+            got = getattr(str, name)(obj, *raw)
+        except ValueError as exc:  # ("ab".index("z"): substring not found)
+            raise pyvalues.PyException.error("ValueError", str(exc)) from None
         if isinstance(got, list):
             return [Str(x) for x in got]
+        if isinstance(got, tuple):
+            return tuple(Str(x) for x in got)
         if isinstance(got, bool):
             return got
         return Str(got) if isinstance(got, str) else pyvalues.weak(got)
     raise _no_attribute("str", name)
-
-
-def _str_format(ev, text: str, args: list, kw: dict) -> str:
-    """str.format: {} {0} {name} with conversions and specs, as Python formats them."""
-    import string
-
-    out = []
-    auto = 0
-    for literal, field, spec, conv in string.Formatter().parse(text):
-        out.append(literal)
-        if field is None:
-            continue
-        if field == "":
-            value = args[auto]
-            auto += 1
-        elif field.isdigit():
-            value = args[int(field)]
-        else:
-            value = kw[field][0]
-        out.append(pyvalues.format_value(ev, value, conv, spec or ""))
-    return "".join(out)
 
 
 def _no_attribute(kind: str, name: str):
@@ -265,6 +302,8 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
         if name in obj.attrs:
             return obj.attrs[name]
         found = obj.cls.lookup(name)
+        if isinstance(found, pydunder.Property):  # @property: the method's value
+            return pycalls.call_value(ev, node, found.fn, [obj], {})
         if isinstance(found, UserFunction) or getattr(found, "bind_to_instance", False):
             return BoundMethod(found, obj)  # (a builtin base's methods bind too: nn.Module's)
         if found is not None:
@@ -287,6 +326,9 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
     native = getattr(obj, "py_attr", None)
     if native is not None:
         return native(ev, node, name)
+    for kind, names in BOUND.items():
+        if isinstance(obj, kind) and name in names:
+            return PyMethod(obj, name)
     return NotImplemented
 
 
@@ -303,6 +345,14 @@ def set_attr(ev, node: Ast, obj: Any, name: str, value: Any) -> bool:
             ev.journal.bind(obj.attrs, name, value)
         else:
             obj.attrs[name] = value
+        return True
+    if isinstance(obj, UserClass):  # Point.count += 1: a class attribute
+        if name.startswith("__"):
+            raise DdxTypeError(f"cannot set '{name}' on a class in ddx")
+        if ev.journal is not None:
+            ev.journal.bind(obj.scope, name, value)
+        else:
+            obj.scope[name] = value
         return True
     return False
 

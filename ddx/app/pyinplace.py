@@ -92,10 +92,14 @@ def _write_back(ev, t: Tensor) -> None:
 
 
 def _rebind(ev, node, t: Tensor, result: Any) -> Any:
+    return rebind(ev, node.value if node.value.endswith("_") else "this in-place op", t, result)
+
+
+def rebind(ev, op: str, t: Tensor, result: Any) -> Any:
     """Every name that holds ``t`` (in this scope and the enclosing ones) now holds the
     recorded result, as every alias of an in-place changed tensor sees the change. A view of
-    another tensor is refused: PyTorch would change its base too (CopySlices)."""
-    op = node.value if node.value.endswith("_") else "this in-place op"
+    another tensor is refused: PyTorch would change its base too (CopySlices). ``op`` names
+    the change in the errors ("mul_", "item assignment")."""
     if _is_view(t):
         raise DdxRuntimeError(f"{op}() on a view of another tensor, recorded for autograd, is "
                               "not supported by ddx (PyTorch changes the view's base too); "
@@ -113,7 +117,8 @@ def _rebind(ev, node, t: Tensor, result: Any) -> Any:
         env = getattr(env, "outer", None)
     if not found:
         raise DdxRuntimeError(f"{op}() on a tensor that requires grad is recorded by ddx only "
-                              "on a tensor a name holds (write y = y." + op[:-1] + "(...))")
+                              "on a tensor a name holds" + (" (write y = y." + op[:-1] + "(...))"
+                                                            if op.endswith("_") else ""))
     if isinstance(result, Tensor):
         changed_in_place(ev.journal, t, result)
     return result
@@ -231,4 +236,4 @@ def register() -> None:
 
 register()
 
-__all__ = ["METHODS", "write"]
+__all__ = ["METHODS", "rebind", "write"]

@@ -49,6 +49,16 @@ class Optimizer:
         self.params = params
         self.defaults = defaults
         self.state: dict[int, dict] = {}
+        # opt.param_groups: one dict that stays, so g["lr"] = 0.01 (or a scheduler) changes
+        # what step() uses (read back into defaults at each step)
+        self.groups = [{"params": list(params), **defaults}]
+
+    def sync(self) -> None:
+        """The options step() uses: the param group's, as the user or a scheduler set them."""
+        group = self.groups[0]
+        for key in self.defaults:
+            if key in group:
+                self.defaults[key] = _number(group[key])
 
     def __repr__(self) -> str:
         lines = [f"{self.kind} (", "Parameter Group 0"]
@@ -66,6 +76,7 @@ class Optimizer:
         if name == "step":
             if args or kw:
                 raise DdxTypeError("ddx's step() takes no closure")
+            self.sync()
             for p in self.params:
                 if p.grad is None:
                     continue
@@ -81,7 +92,7 @@ class Optimizer:
 
     def py_attr(self, ev, node, name):
         if name == "param_groups":
-            return [{"params": list(self.params), **self.defaults}]
+            return self.groups
         raise DdxTypeError(f"'{self.kind}' object has no attribute '{name}'")
 
 

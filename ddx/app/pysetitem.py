@@ -3,7 +3,8 @@ item or slice, and a tensor's elements (``grad_h[h < 0] = 0``, ``x[0] = 1``, ``x
 written in place, cast to the tensor's dtype. Every change goes into the statement's undo
 log, so a failing statement changes nothing. A tensor write that autograd would record (grad
 mode on and the tensor or the value requires grad) is refused on a leaf with PyTorch's
-words; on a non-leaf ddx does not record it yet and says so."""
+words; elsewhere it is recorded as PyTorch's CopySlices or IndexPutBackward0 node
+(pycopyslices)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..graph import record
 from ..graph.tensor import Tensor, changed_in_place
 from ..graph.values import py_type
 from .methods import check_in_place
+from .pycopyslices import record_item
 
 
 def _restore(lst: list, old: list, _: Any) -> None:
@@ -115,12 +117,15 @@ def _tensor_item(ev, target, t: Tensor, keys: list, value: Any) -> None:
             raise DdxRuntimeError(f"a {view}leaf Variable that requires grad is being used in "
                                   "an in-place operation.")
         check_in_place(t)
-        raise DdxRuntimeError("assigning into a tensor that autograd records (CopySlices, "
-                              "IndexPutBackward0) is not supported by ddx yet: build the value "
-                              "out of place, e.g. with torch.where(mask, value, x)")
+        recorded = True
+    else:
+        recorded = False
     key = _numpy_key(ev, target, keys)
     arr = t.value
     try:
+        if recorded:  # (a node of the graph: CopySlices, IndexPutBackward0)
+            record_item(ev, target, t, key, value, src)
+            return
         if ev.journal is not None:
             ev.journal.overwrite(arr)
         if not arr.flags.writeable:

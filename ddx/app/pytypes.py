@@ -9,7 +9,7 @@ from typing import Any
 from ..graph.tensor import Tensor
 from ..graph.values import DType
 from . import pyvalues
-from .pyerrors import EXCEPTIONS, PyException
+from .pyerrors import EXCEPTIONS, PARENTS, ExceptionType, PyException, user_chain
 from .pymodules import Native
 from .pyvalues import Instance, UserClass, type_label
 from .values import PyNumber, PyType
@@ -17,6 +17,8 @@ from .values import PyNumber, PyType
 
 def type_(ev, node, args, kw):
     value = args[0]
+    if isinstance(value, PyException) and value.user_class is not None:
+        return value.user_class  # (type(e) is MyError)
     if isinstance(value, PyException) and value.kind in EXCEPTIONS:
         return EXCEPTIONS[value.kind]  # (type(e) is RuntimeError; its __name__)
     if isinstance(value, Instance):
@@ -37,9 +39,21 @@ def isinstance_(ev, node, args, kw):
             return True  # (a module ddx builds: nn.Linear(2, 3) is an nn.Linear)
         if isinstance(value, Instance) and _inherits(value.cls, k):
             return True
+        if isinstance(value, PyException) and _is_exception(value, k):
+            return True
         if getattr(k, "is_instance", None) is not None and k.is_instance(value):
             return True
     return False
+
+
+def _is_exception(value: PyException, k: Any) -> bool:
+    """isinstance(e, ValueError), isinstance(e, MyError): an exception value's classes."""
+    if value.user_class is not None:
+        mine, builtin = user_chain(value.user_class)
+        return any(c is k for c in mine) or isinstance(k, ExceptionType) and \
+            k.name in ("BaseException", *builtin)
+    return isinstance(k, ExceptionType) and k.name in (
+        value.kind, "BaseException", *PARENTS.get(value.kind, ()))
 
 
 def _inherits(cls: UserClass, k: Any) -> bool:

@@ -13,7 +13,8 @@ from ..errors import (
     DdxTypeError,
     DdxValueError,
 )
-from ..graph.tensor import Tensor
+from ..graph.binding import pair_targets
+from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import DType, weak
 from ..lang.tree import Ast
 from . import pynumpy
@@ -130,6 +131,8 @@ def iterate(ev, value: Any, node: Ast | None = None) -> Iterator:
 
 
 def type_label(value: Any) -> str:
+    if isinstance(value, (Function, AccumulateGrad)):
+        return value.name  # (type(y.grad_fn) is <class 'MulBackward0'>)
     if isinstance(value, Tensor):
         if value.weak:
             kind = value.value.dtype.kind
@@ -169,6 +172,10 @@ def to_str(ev, value: Any) -> str:
         return str(value)
     if isinstance(value, Device):  # print(torch.device('cpu')): cpu
         return value.kind
+    if isinstance(value, Instance):  # (the user's __str__ or __repr__)
+        got = ev.surface.user_text(ev, value, "str")
+        if got is not None:
+            return got
     return ev.surface.show(ev, value)
 
 
@@ -257,14 +264,8 @@ def bind(ev, target: Ast, value: Any, *, python: bool = True) -> None:
         tgt, val = work.pop()
         if tgt.kind == "name" and (python or not isinstance(val, Tensor) or val.weak):
             bind_name(ev, tgt.value, val)
-        elif tgt.kind == "tuple":
-            items = list(iterate(ev, val, tgt))
-            if len(items) != len(tgt.kids):
-                raise DdxValueError(
-                    f"not enough values to unpack (expected {len(tgt.kids)}, got {len(items)})"
-                    if len(items) < len(tgt.kids) else
-                    f"too many values to unpack (expected {len(tgt.kids)})")
-            work.extend(reversed(list(zip(tgt.kids, items))))
+        elif tgt.kind in ("tuple", "vec"):
+            work.extend(reversed(pair_targets(tgt, list(iterate(ev, val, tgt)))))
         else:
             ev.assign(tgt, val)
 

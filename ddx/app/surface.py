@@ -19,11 +19,15 @@ from . import (
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
+    pyclip,  # noqa: F401  (registers torch.nn.utils)
     pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
     pycontext,
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
+    pydunder,
     pyexec,
     pyexpr,
+    pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
+    pygradfn,  # (registers y.grad_fn(g))
     pyhooks,  # noqa: F401  (registers register_hook)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
@@ -31,8 +35,10 @@ from . import (
     pynn,  # (registers torch.nn)
     pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
+    pyorder,
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
+    pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
@@ -88,9 +94,32 @@ REPL_FUNCTIONS = {
 
 # --- the REPL's Python (ddx/app/py*.py), handed to the Evaluator through this surface ------
 run_stmt = pyexec.run_stmt
-python_binary = pyvalues.python_binary
+python_binary = pyorder.python_binary
 compound = pyexpr.compound
-call_value = pycalls.call_value
+
+
+def user_getitem(ev: Evaluator, node: Ast, obj: Any, key: Any) -> Any:
+    """``obj[key]`` of a user's class with __getitem__ (NotImplemented for anything else)."""
+    if pydunder.method(obj, "__getitem__") is None:
+        return NotImplemented
+    return pydunder.getitem(ev, node, obj, key)
+
+
+def user_text(ev: Evaluator, obj: Any, kind: str) -> str | None:
+    """str()/repr() of a user's object through its __str__/__repr__ (None: it has none)."""
+    return pydunder.text(ev, Ast("name", "", (), (), 0, 0), obj, kind)
+
+
+def call_value(ev: Evaluator, node: Ast, fn: Any, args: list, kw: dict) -> Any:
+    """Call a value (pycalls.call_value); a grad_fn node computes its gradient (pygradfn)."""
+    if isinstance(fn, (Function, AccumulateGrad)):
+        return pygradfn.call_node(ev, node, fn, args, kw)
+    user_call = pydunder.method(fn, "__call__")
+    if user_call is not None:  # (a user's class with __call__)
+        return pycalls.call_user(ev, node, user_call, [fn, *args], kw)
+    return pycalls.call_value(ev, node, fn, args, kw)
+
+
 assign_item = pysetitem.assign_item
 run_with = pycontext.run_with
 
@@ -144,6 +173,8 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             return obj.requires_grad
         if name == "is_leaf":
             return obj.is_leaf
+        if name == "retains_grad":
+            return obj.retains_grad
         if name == "shape":
             return Size(obj.value.shape)
         if name == "dtype":
@@ -162,10 +193,14 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "next_functions":
             return obj.next_functions
+        if name == "metadata":
+            return pygradfn.metadata(obj)
         if name == "variable" and isinstance(obj, AccumulateGrad):
             return obj.variable
         if name.startswith("_saved_") and isinstance(obj, Function):
             got = pysaved.saved(obj, name)
+            if got is NotImplemented:
+                got = pygradfn.saved_more(obj, name)
             if got is not NotImplemented:
                 return got
         if name.startswith("_raw_saved_") and isinstance(obj, Function):
@@ -202,8 +237,8 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
             return got
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "name":
-            return Str(obj.name if isinstance(obj, Function) else
-                       "torch::autograd::AccumulateGrad")
+            return Str(("torch::autograd::" + obj.name if obj.name == "CopySlices" else obj.name)
+                       if isinstance(obj, Function) else "torch::autograd::AccumulateGrad")
         raise _no_attr(node, f"'{obj.name}' object", ["name"])
     if isinstance(obj, PyNumber):
         obj = Tensor(np.asarray(obj.raw))
@@ -216,6 +251,10 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
             return got
         raise namespaces.missing(node, "'Tensor' object", list(TENSOR_METHODS) + [
             n for n in ev.functions if "Tensor" in namespaces.spaces_of(n)])
+    if obj is None or isinstance(obj, (bool, PyNumber)) or isinstance(obj, Tensor) and obj.weak:
+        # (Python's AttributeError: x.grad.zero_() before any backward)
+        raise DdxTypeError(f"'{pyvalues.type_label(obj)}' object has no attribute '{name}'",
+                           start=node.pos, end=node.end)
     raise DdxTypeError(f"{type_name(obj)} has no method '{name}'", start=node.pos, end=node.end)
 
 
@@ -225,6 +264,10 @@ def show(ev: Evaluator, value: Any) -> str:
 
     if value is None:
         return "None"
+    if isinstance(value, pyvalues.Instance):
+        got = user_text(ev, value, "repr")  # (the user's __repr__)
+        if got is not None:
+            return got
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, PyNumber):

@@ -194,7 +194,9 @@ def check_saved(fn: Function) -> None:
 
 def _modified(t: Tensor, made: str | None, now: int, then: int) -> str:
     kind = _TYPES.get(t.value.dtype.name, t.value.dtype.name.capitalize())
-    which = "" if made is None else f", which is output 0 of {_BACKWARD.sub('', made)},"
+    forward = None if made is None else \
+        "torch::autograd::CopySlices" if made == "CopySlices" else _BACKWARD.sub("", made)
+    which = "" if made is None else f", which is output 0 of {forward},"
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [torch.{kind}Tensor {list(t.value.shape)}]{which} is at "
             f"version {now}; expected version {then} instead. Hint: enable anomaly detection "

@@ -42,6 +42,19 @@ def _python_op(sym: str, a: Any, b: Any) -> bool:
     return found if sym == "in" else not found
 
 
+def zero_division(sym: str, x, y, node: Ast) -> DdxValueError:
+    """Python's ZeroDivisionError for ``x sym 0`` on two Python numbers, in its words."""
+    both_int = type(x) is int and type(y) is int
+    text = ("0.0 cannot be raised to a negative power" if sym == "^" else
+            ("division by zero" if both_int else "float division by zero") if sym == "/" else
+            ("integer division or modulo by zero" if both_int else
+             "float floor division by zero") if sym == "//" else
+            "integer modulo by zero" if both_int else "float modulo")
+    exc = DdxValueError(text, start=node.pos, end=node.pos + len(node.value))
+    exc.python_kind = "ZeroDivisionError"
+    return exc
+
+
 class Arithmetic:
     """The Evaluator's binary and unary operators (a mixin: the Evaluator gives op, label and
     warnings)."""
@@ -128,7 +141,10 @@ class Arithmetic:
         return self.op(name, node, [a, b])
 
     def fold(self, node: Ast, sym: str, x, y) -> Tensor:
-        """Both operands are plain numbers: Python arithmetic, as PyTorch would see it."""
+        """Both operands are plain numbers: Python arithmetic, as PyTorch would see it (in the
+        REPL's Python a division by zero is Python's ZeroDivisionError)."""
+        if self.repl and (y == 0 and sym in ("/", "//", "%") or sym == "^" and x == 0 and y < 0):
+            raise zero_division(sym, x, y, node)
         r = fold_numbers(sym, x, y)
         if r is None:
             raise DdxTypeError("'@' needs tensors, got two numbers",

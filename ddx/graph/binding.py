@@ -15,6 +15,31 @@ from .tensor import Tensor
 from .values import py_type, truth, type_name
 
 
+def pair_targets(target: Ast, items: list) -> list:
+    """The (target, value) pairs of unpacking ``items`` into a tuple or list target, one
+    starred name taking the rest as a list (``first, *rest = xs``), with Python's errors."""
+    kids = target.kids
+    stars = [i for i, k in enumerate(kids) if k.kind == "star"]
+    if len(stars) > 1:
+        raise DdxTypeError("multiple starred expressions in assignment", start=target.start,
+                           end=target.end)
+    if not stars:
+        if len(items) != len(kids):
+            raise DdxValueError(
+                f"not enough values to unpack (expected {len(kids)}, got {len(items)})"
+                if len(items) < len(kids) else f"too many values to unpack (expected "
+                f"{len(kids)})", start=target.start, end=target.end)
+        return list(zip(kids, items))
+    k = stars[0]
+    after = len(kids) - k - 1
+    if len(items) < len(kids) - 1:
+        raise DdxValueError(f"not enough values to unpack (expected at least {len(kids) - 1}, "
+                            f"got {len(items)})", start=target.start, end=target.end)
+    rest = items[k:len(items) - after]
+    return [*zip(kids[:k], items[:k]), (kids[k].kids[0], list(rest)),
+            *zip(kids[k + 1:], items[len(items) - after:])]
+
+
 class Binding:
     """The Evaluator's assignments (a mixin: the Evaluator gives env, journal, repl, nodes,
     dtype, evaluate, op and surface)."""
@@ -22,7 +47,7 @@ class Binding:
     def assign(self, target: Ast, value: Any) -> Any:
         if target.kind == "attr":
             return self.set_attr(target, value)
-        if target.kind == "tuple":
+        if target.kind in ("tuple", "vec"):  # a, b = ...; [a, b] = ...
             return self.unpack(target, value)
         if target.kind == "index" and self.surface is not None:  # x[mask] = 0, d[k] = v
             return self.surface.assign_item(self, target, value)
@@ -57,22 +82,17 @@ class Binding:
         work = [(target, value)]
         while work:
             tgt, val = work.pop()
-            if tgt.kind != "tuple":
+            if tgt.kind not in ("tuple", "vec"):
                 self.assign(tgt, val)
                 continue
             if isinstance(val, Tensor) and not val.weak and val.value.ndim:
-                val = tuple(self.op("select", tgt, [val], {"key": (i,)})
+                val = tuple(self.op("select", tgt, [val], {"key": (i,)},  # (iteration: unbind)
+                                    grad_fn="UnbindBackward0")
                             for i in range(val.value.shape[0]))
             if not isinstance(val, (tuple, list)):
                 raise DdxTypeError(f"cannot unpack non-iterable {py_type(val)} object",
                                    start=tgt.start, end=tgt.end)
-            if len(val) != len(tgt.kids):
-                few = len(val) < len(tgt.kids)
-                raise DdxValueError(
-                    f"not enough values to unpack (expected {len(tgt.kids)}, got {len(val)})"
-                    if few else f"too many values to unpack (expected {len(tgt.kids)})",
-                    start=tgt.start, end=tgt.end)
-            work.extend(reversed(list(zip(tgt.kids, val))))
+            work.extend(reversed(pair_targets(tgt, list(val))))
         return value
 
     def make_leaf(self, name: str, raw, *, start: int | None = None, dtype=None) -> Tensor:

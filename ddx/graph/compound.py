@@ -39,6 +39,24 @@ def _spread(node: Ast, pos: list, kw: dict) -> tuple[list, dict]:
     return out, kw
 
 
+def spread_items(ev, node: Ast, values: list) -> list:
+    """A list or tuple display's starred items spread into it (a tensor as its rows)."""
+    out: list = []
+    for v in values:
+        if type(v) is not Starred:
+            out.append(v)
+        elif isinstance(v.value, Tensor) and not v.value.weak and v.value.value.ndim:
+            t = v.value
+            out.extend(ev.op("select", node, [t], {"key": (i,)}, grad_fn="UnbindBackward0")
+                       for i in range(t.value.shape[0]))
+        elif v.double or not isinstance(v.value, (list, tuple, range, dict, str)):
+            raise DdxTypeError(f"Value after * must be an iterable, not {type_name(v.value)}",
+                               start=node.start, end=node.end)
+        else:
+            out.extend(v.value)
+    return out
+
+
 class Literal(list):
     """A ``[..]`` literal in the REPL: a Python list, made a tensor where a tensor is taken
     (an assignment of numbers, ``x = [1., 2.]``, is a leaf, as in the expression language)."""
@@ -70,6 +88,8 @@ class Compound:
 
     def _compound(self, node: Ast, values: list) -> Any:
         kind = node.kind
+        if kind in ("vec", "tuple") and self.repl and any(type(v) is Starred for v in values):
+            values = spread_items(self, node, values)  # [*xs, 1], (*xs, 1)
         if kind == "vec":
             return self.vector(node, values)
         if kind == "index":

@@ -23,6 +23,11 @@ def index(ev, node: Ast, values: list) -> Any:
         sub = node.value[0]
         return base.py_getitem(_slice(ev, node, sub, values[1:]) if isinstance(sub, tuple)
                                else values[1])
+    hook = getattr(ev.surface, "user_getitem", None) if ev.surface is not None else None
+    if hook is not None and len(node.value) == 1 and not isinstance(node.value[0], tuple):
+        got = hook(ev, node, base, values[1])  # (a user's class with __getitem__)
+        if got is not NotImplemented:
+            return got
     if not isinstance(base, Tensor) or base.weak:
         kind = base.name if isinstance(base, Function) else py_type(base)  # Python's words
         raise DdxTypeError(f"'{kind}' object is not subscriptable", start=node.pos,

@@ -94,6 +94,8 @@ def weak(value: float | int | bool) -> Tensor:
 def fold_numbers(sym: str, x, y) -> float | int | None:
     """``x sym y`` for two plain numbers, as Python (and so PyTorch) computes it: ints stay
     ints where Python keeps them (+ - * // %, and ** to a non-negative int); None for '@'."""
+    x = int(x) if type(x) is bool else x  # (True + True is 2, as Python's)
+    y = int(y) if type(y) is bool else y
     if type(x) is int and type(y) is int and sym in ("+", "-", "*", "//", "%") or (
             sym == "^" and type(x) is int and type(y) is int and 0 <= y <= 64):
         try:

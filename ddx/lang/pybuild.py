@@ -131,6 +131,11 @@ class PythonBuilder(Builder):
             raise DdxSyntaxError(f"unexpected '{op[1]}'", start=op[2], end=op[3])
         return Param(name[1], None, "star" if op[1] == "*" else "kwstar")
 
+    def param_kwonly(self, op):  # def f(a, *, b=2): the names after it are keyword-only
+        if op[1] != "*":
+            raise DdxSyntaxError(f"unexpected '{op[1]}'", start=op[2], end=op[3])
+        return Param("*", None, "kwonly")
+
     # --- simple statements --------------------------------------------------------------
     def _simple(self, kind, tok, value=None, **extra):
         end = value.oend if isinstance(value, Ast) else tok[3]
@@ -227,8 +232,21 @@ class PythonBuilder(Builder):
     def dictcomp(self, lbrace, key, colon, value, comp, rbrace):
         return Ast("comp", ("dict", (key, value), *comp), (comp[1],), (), lbrace[2], rbrace[3])
 
-    def comp_for(self, kw, target, in_, iterable, *conds):
+    def comp_for(self, first, *more):
+        """The first clause's (target, iterable, conds), then every later clause as a tuple of
+        them (``for i in a for j in b if c``: nested loops, left to right)."""
+        return (*first, tuple(more))
+
+    def comp_clause(self, kw, target, in_, iterable, *conds):
         return target, iterable, tuple(c for c in conds if isinstance(c, Ast))
+
+    def setcomp(self, lbrace, expr, comp, rbrace):
+        return Ast("comp", ("set", expr, *comp), (comp[1],), (), lbrace[2], rbrace[3])
+
+    def star_item(self, op, value):  # a, *rest = xs; [*xs, 1]
+        if op[1] != "*":
+            raise DdxSyntaxError(f"unexpected '{op[1]}'", start=op[2], end=op[3])
+        return Ast("star", None, (value,), (), op[2], value.oend)
 
     def dict_items(self, *children):
         return _tokens(children)

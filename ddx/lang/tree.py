@@ -128,7 +128,7 @@ class Builder:
 
     def number(self, tok):
         text = tok[1]
-        is_int = text.isdigit()
+        is_int = text.isdigit() or "_" in text and text.replace("_", "").isdigit()  # 1_000
         value = int(text) if is_int else float(text)
         if is_int and len(text) > 308:  # no float64 holds it (Python: OverflowError)
             try:
