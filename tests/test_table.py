@@ -351,6 +351,14 @@ def cube():
     unregister("cube")
 
 
+def test_a_name_has_one_row(cube):
+    """A second row of a name is refused (it used to replace the first silently: floor_divide
+    had two, and the first's `//` text and example were lost)."""
+    with pytest.raises(ValueError, match="op 'cube' has a row already"):
+        op("cube", "CubeBackward0", lambda a: a, lambda g, o, a: g)
+    assert OPS["cube"] is cube and OPS["floor_divide"].text == "{0} // {1}"
+
+
 def test_a_new_row_works_in_every_mode(cube, run, tmp_path):
     # the library: value, gradient, grad_fn
     g = ddx.trace("cube(x) + x", x=2.0).backward()

@@ -43,10 +43,3 @@ op("gelu_tanh", "GeluBackward0", gelu_tanh, gelu_tanh_vjp, reads="i", shown="gel
    example=("gelu(x, approximate='tanh')", {}))
 
 
-# a // b: PyTorch's floor_divide has no derivative (its grad_fn is NotImplemented); ddx gives
-# the values, and a result that does not require grad
-op("floor_divide", "", lambda a, b: np.floor_divide(a, b), lambda g, o, a, b: g * 0,
-   lambda g, o, a, b: g * 0, saves=False, reads="", dtype="same", differentiable=False,
-   text="{0} // {1}", prec=2, symbol="//",
-   emit={"torch": "torch.floor_divide({0}, {1})", "jax": "jnp.floor_divide({0}, {1})"},
-   example=("x // y", {}))

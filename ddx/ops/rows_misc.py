@@ -92,10 +92,13 @@ op("dist", "DistBackward0", distance, dist_vjp_a, dist_vjp_b, jvp=dist_jvp,
    emit={"torch": "torch.dist({0}, {1}, {p!r})",
          "jax": lambda args, t, lib: _jax_dist(args, t.kw.get("p", 2.0))},
    example=("dist(x, y, 3)", {"x": (2, 3), "y": (3,)}))
+# a // b: PyTorch's floor_divide has no derivative (its grad_fn is NotImplemented); ddx gives
+# the values, and a result that does not require grad
 op("floor_divide", "", np.floor_divide, no_gradient_of(0), no_gradient_of(1), jvp=no_tangent,
-   saves=False, elementwise=False, reads="", differentiable=False,
+   saves=False, elementwise=False, reads="", differentiable=False, text="{0} // {1}", prec=2,
+   symbol="//",
    emit={"torch": "torch.floor_divide({0}, {1})", "jax": "jnp.floor_divide({0}, {1})"},
-   example=("floor_divide(x, y)", {}))
+   example=("x // y", {}))
 
 
 def _jax_scatter(a: str, t, values: str) -> str:

@@ -105,7 +105,10 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
        kink: tuple | None = None, domain: tuple = (-2.0, 2.0), dtype: str = "same",
        example: tuple | None = None, params: dict | None = None,
        spaces: tuple[str, ...] | None = None, differentiable: bool = True) -> Op:
-    """Register one row (a later row of the same name replaces it everywhere)."""
+    """Register one row; a name is registered once (every fact about an op is in its one row:
+    a second row of the name would silently replace the first's)."""
+    if name in OPS:
+        raise ValueError(f"op {name!r} has a row already")
     if into is None and isinstance(fn, np.ufunc):
         into = fn
     row = Op(name, grad_fn, fn, tuple(vjp), jvp, saves, elementwise, reads, into, vjp_into)
@@ -132,12 +135,6 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
         shapes = {"x": (4,)} if call == "reduction" else {}
         example = (text.format("x", "y") if text else f"{name}({args})", shapes)
     row.example = example
-    old = OPS.get(name)
-    if old is not None:
-        for key in [k for k, v in CALLS.items() if v is old]:
-            del CALLS[key]
-        for key in [k for k, v in UFUNCS.items() if v is old]:
-            del UFUNCS[key]
     OPS[name] = row
     for alias in row.names:
         CALLS[alias] = row

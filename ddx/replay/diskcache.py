@@ -28,8 +28,6 @@ import zlib
 
 import numpy as np
 
-from .diskread import NONE, PREFIX, decode, seal
-
 MIN_CHARS = 2048  # shorter texts parse in less time than a file takes to open and check
 MAX_BYTES = 256 << 20  # the directory's bound; pruned to three quarters of it when over
 _SOURCES = ("ops", "lang", "replay", "graph")  # the packages a template's layout comes from
@@ -168,6 +166,7 @@ def save(source: str, names: list[str], shapes: list[tuple], lb, template) -> No
     if folder is None:
         return
     try:
+        from .diskread import NONE, PREFIX, seal  # (the reader's code: only for long texts)
         from .plan import Plan
 
         plan = template.plan if template.plan.__class__ is Plan else Plan(template)
@@ -263,6 +262,8 @@ def load(source: str, names: list[str], shapes: list[tuple]):
     folder = directory()
     if folder is None:
         return None
+    from .diskread import decode  # (not imported by a process that reads no long text: 5 ms)
+
     try:
         fname, key = _key(source, names, shapes)
         path = os.path.join(folder, fname)
