@@ -133,3 +133,42 @@ def test_parquet_to_parquet_imports_neither_polars_nor_pandas_and_matches_in_pro
     got = pq.read_table(tmp_path / "o.parquet").column("d_x").to_numpy(zero_copy_only=False)
     ok = np.arange(1000) % 97 != 3
     assert np.array_equal(got[ok], (2 * y * rows[:, 0])[ok]) and np.isnan(got[~ok]).all()
+
+
+def test_data_mode_renames_its_output_without_fsync_and_other_outputs_sync(tmp_path, monkeypatch):
+    """Syncing 775 MB took 0.28 s of a 3.2 s data job: data mode leaves it to the system (as
+    Polars and DuckDB do); the other outputs still sync before their rename."""
+    import os
+
+    from ddx.app.datajob import data_mode
+    from ddx.out.outfile import Output
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    (tmp_path / "d.csv").write_text("x,y\n2,3\n")
+    said: list[str] = []
+    code = data_mode("x*y", {}, str(tmp_path / "d.csv"), str(tmp_path / "o.csv"), fmt=None,
+                     mapping=(), keep=False, say=said.append, start=0.0, now=lambda: 1.0)
+    assert code == 0 and synced == []
+    assert (tmp_path / "o.csv").read_bytes() == b"value,d_x,d_y\n6.0,3.0,2.0\n"
+    assert said == ["batch: 1 rows, 0 bad, 1.00 s, 1 rows/s"]
+    with Output(str(tmp_path / "p.txt"), option="-o") as out:
+        out.write("hello\n")
+    assert len(synced) == 1 and (tmp_path / "p.txt").read_text() == "hello\n"
+
+
+def test_a_write_error_inside_polars_comes_back_as_ddx_s_own():
+    """Polars writes each run's text through colwrite.Through; an error there is raised as it
+    was, not as the bare OSError Polars makes of it."""
+    import polars as pl
+
+    from ddx.errors import DdxOutputError
+
+    class Full:
+        def write(self, data):
+            raise DdxOutputError("cannot write out.csv: No space left on device")
+
+    writer = colwrite.CsvWriter(pl, io.BytesIO(), ["value"], [])
+    writer.out = writer.text.out = Full()
+    with pytest.raises(DdxOutputError, match="No space left on device"):
+        writer.write(Chunk(1, 3, {}, {}), [np.array([1.0, 2.0, 3.0])])

@@ -277,7 +277,10 @@ def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None
             rows, bad, warnings = run_dask(job, dask or None, output, say, advance)
     else:
         job = DataJob(expr, bindings, data, output, fmt=fmt, mapping=mapping, keep=keep)
-        with Output(output, option="-o", inputs=(data,), binary=job.binary) as out:
+        # (no fsync: a data file's results can be made again, and syncing 775 MB took 0.28 s
+        # of a 3.2 s job, as neither Polars nor DuckDB does; the rename still shows the old
+        # file or the whole new one, whatever becomes of ddx)
+        with Output(output, option="-o", inputs=(data,), binary=job.binary, sync=False) as out:
             with progress(data) as advance:  # (the output is checked before any read)
                 run = job.execute(out, lambda msg: say(f"error: {msg}"), advance)
             out.flush()

@@ -125,9 +125,10 @@ class Output:
     device or pipe (``/dev/stdout``) is written directly."""
 
     def __init__(self, path: str | None, *, option: str, inputs: tuple[str, ...] = (),
-                 binary: bool = False) -> None:
+                 binary: bool = False, sync: bool = True) -> None:
         self.path = None if path == "-" else path
         self.binary = binary
+        self.sync = sync  # (fsync before the rename: whole on the disk, not just in the cache)
         self.tmp: str | None = None
         self.fh: IO | None = None
         self.saved: dict = {}
@@ -182,7 +183,8 @@ class Output:
                 self.fh.close()
                 return False
             self.fh.flush()
-            os.fsync(self.fh.fileno())
+            if self.sync:
+                os.fsync(self.fh.fileno())
             self.fh.close()
             os.chmod(self.tmp, self.mode)
             os.replace(self.tmp, self.real)
