@@ -53,7 +53,7 @@ def expand(g, shape: tuple, dim, keepdim: bool = False):
     product)."""
     if dim is None and type(g) is np.ndarray and not g.ndim and g.dtype.kind == "f":
         r = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
-        r.flags.writeable = False
+        r.setflags(write=False)  # (cheaper than r.flags.writeable = False: no flags object)
         return r
     return np.broadcast_to(kept(g, shape, dim, keepdim), shape)
 
@@ -69,7 +69,8 @@ def total(a, dim=None, keepdim=False):
 
 
 def total_vjp(g, out, a, dim=None, keepdim=False):
-    return expand(g, np.shape(a), dim, keepdim)
+    # (an array's own shape: np.shape's Python layer costs about a 10^3-element product)
+    return expand(g, a.shape if type(a) is np.ndarray else np.shape(a), dim, keepdim)
 
 
 def average(a, dim=None, keepdim=False):

@@ -265,8 +265,8 @@ class Plan:
                     shape, dtype = shapes[j]  # (Template._backward_arrays's checks, in order)
                     if gi.shape != shape:
                         gi = unbroadcast(gi, shape)
-                    if gi.dtype != dtype:
-                        gi = gi.astype(dtype)
+                    if gi.dtype is not dtype and gi.dtype != dtype:  # (the same object: no
+                        gi = gi.astype(dtype)                        # comparison's call)
                     adj[j] = gi if first else asarray(adj[j] + gi)
         finally:
             _leave(token)
