@@ -80,9 +80,11 @@ def session_run(text: str) -> list[str]:
     return lines
 
 
-def ddx_and_python(script_text: str, folder) -> tuple[list[str], list[str]]:
+def ddx_and_python(script_text: str, folder, warning: str | None = None
+                   ) -> tuple[list[str], list[str]]:
     """The lines a script prints through `ddx run` and through Python (with PyTorch where it
-    imports it), each in its own process; both must run without an error on stderr."""
+    imports it), each in its own process; both must run without an error on stderr (ddx with
+    just the one line ``warning`` there, when one is given)."""
     import subprocess
     import sys
 
@@ -92,6 +94,9 @@ def ddx_and_python(script_text: str, folder) -> tuple[list[str], list[str]]:
                           text=True, timeout=120)
     theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                             timeout=120)
-    assert ours.stderr == "", ours.stderr
+    if warning is None:
+        assert ours.stderr == "", ours.stderr
+    else:
+        assert ours.stderr.startswith(warning) and ours.stderr.count("\n") == 1, ours.stderr
     assert theirs.returncode == 0, theirs.stderr
     return ours.stdout.splitlines(), theirs.stdout.splitlines()
