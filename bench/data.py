@@ -254,7 +254,9 @@ def memory(n_big: int) -> None:
 def instructions(n: int, kinds: list[str], formats: list[str]) -> None:
     """Instructions per row and at start (valgrind's callgrind, every thread counted), each tool
     on ``n`` rows and on none: counts the machine's load does not move, for the changes the
-    clock cannot see on a shared machine (valgrind runs each tool 30-60 times slower)."""
+    clock cannot see on a shared machine (valgrind runs each tool 30-60 times slower). Only a
+    rough guide for these multithreaded jobs: valgrind runs one thread at a time, and Polars'
+    idle workers spin, so waiting shows up as instructions."""
     import re
     import shutil
 

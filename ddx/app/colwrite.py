@@ -15,24 +15,14 @@ from typing import IO
 
 import numpy as np
 
-# Python's repr and Polars' text differ for nan and between these magnitudes (a margin each side)
-_REPR_FROM, _REPR_TO = 1e-10, 1e-4
-
-
-def _needs_repr(arr: np.ndarray) -> np.ndarray:
-    """Where Polars' text is not Python's repr: nan (no comparison holds for it) and the
-    magnitudes between the two bounds."""
-    ax = np.abs(arr)
-    outside = ax < _REPR_FROM
-    outside |= ax >= _REPR_TO
-    return np.logical_not(outside, out=outside)
+from . import csvio
 
 
 def json_column(pl, name: str, arr: np.ndarray):
     """A result column's numbers as json.dumps writes them: Polars' text, with repr's where
     Polars' differs, and a non-finite number as the string of its repr."""
     arr = np.asarray(arr, dtype=np.float64)
-    fix = np.flatnonzero(_needs_repr(arr) | np.isinf(arr))
+    fix = np.flatnonzero(csvio.repr_differs(arr) | np.isinf(arr))
     series = pl.Series(name, arr).cast(pl.String)
     if fix.size:
         texts = [repr(v) for v in arr[fix].tolist()]

@@ -158,12 +158,18 @@ def short_text(text: str) -> str:
     return text
 
 
+def repr_differs(values: np.ndarray) -> np.ndarray:
+    """Where Polars' text of a float64 may not be its repr: nan (no comparison holds for it)
+    and the magnitudes from 1e-10 to 1e-4 (a margin below the band short_text mends)."""
+    ax = np.abs(values)
+    outside = ax < 1e-10
+    outside |= ax >= 1e-4
+    return np.logical_not(outside, out=outside)
+
+
 def _text_column(values: np.ndarray, bad: dict[int, str]) -> list[str]:
     texts = list(map(repr, values.tolist()))
-    ax = np.abs(values)
-    with np.errstate(invalid="ignore"):
-        plain = (ax < 1e-10) | (ax >= 1e-4)  # (repr is Polars' text here; not for nan)
-    for i in np.flatnonzero(~plain).tolist():
+    for i in np.flatnonzero(repr_differs(values)).tolist():
         texts[i] = short_text(texts[i])
     for i in bad:
         texts[i] = ""
