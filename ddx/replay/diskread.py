@@ -133,6 +133,7 @@ def decode(data: bytes, key: str, source: str, names: list[str], shapes: list[tu
     t.head = {"output": header["out_name"], "shape": list(out_shape), "dtype": "float64",
               "grad_fn": table_of[int(op[out - k])].grad_fn}
     t.reuse = None
+    t.blocked = None
     t.steps = _first_steps(cols, k, n, kws, table_of, whole)
     return t
 

@@ -160,5 +160,6 @@ def from_columns(lb, out: int, columns: tuple, pick_slots: list | None = None) -
     self.statics = statics
     self.fmt = nodes_format
     self.reuse = None
+    self.blocked = None
     self.plan = 0
     return self

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import OPS, display_name
-from . import allocator
+from . import allocator, blocked
 from .jsonfmt import JsonBody, JsonDocument, middle_fields, op_fields, texts
 from .plan import Plan, guard
 from .reuse import BufferReuse, unless_events
@@ -44,7 +44,7 @@ class Template(JsonDocument, BufferReuse):
 
     __slots__ = ("n", "slots", "scalar", "values0", "op", "fn", "vjp", "kw", "a", "b", "many",
                  "grad_slots", "forward_order", "backward_order", "shapes", "output", "g0",
-                 "one", "grads_at", "head", "statics", "fmt", "reuse", "plan")
+                 "one", "grads_at", "head", "statics", "fmt", "reuse", "plan", "blocked")
 
     def _columns(self, n: int) -> None:
         self.op = [None] * n
@@ -137,6 +137,7 @@ class Template(JsonDocument, BufferReuse):
                                  middle_fields(t.value.shape, t.requires_grad, fn is None)))
         self.fmt = None  # written on first use: only batch output needs it
         self.reuse = None
+        self.blocked = None
         self.plan = 0
         return self
 
@@ -163,6 +164,12 @@ class Template(JsonDocument, BufferReuse):
         if plan.__class__ is Plan:
             return plan.forward(values)
         if reuse and plan == LARGE:  # (small arrays: allocations are cheap)
+            if self.blocked is None:
+                self.blocked = blocked.steps(self)
+            if self.blocked:  # a whole sum of an elementwise chain: one pass over blocks
+                found = blocked.replay(self, values, self.blocked)
+                if found is not None:
+                    return found
             return self._forward_reusing(values)
         fns, kws, a_of, b_of = self.fn, self.kw, self.a, self.b
         kinds = (np.ndarray, np.float64) if scalar else (np.ndarray,)
@@ -201,6 +208,16 @@ class Template(JsonDocument, BufferReuse):
         if plan.__class__ is Plan:
             return plan.backward(self, values, g0)
         if reuse and plan == LARGE:
+            if type(values) is blocked.Speculated:  # gradients made with the values
+                if g0 is self.one or (type(g0) is np.ndarray and g0.shape == () and
+                                      g0.dtype == self.one.dtype and g0 == 1):
+                    return values.adj
+                fresh = list(self.values0)  # another seed: the values again, to read
+                for k in self.slots:
+                    fresh[k] = values[k]
+                values = self._forward_reusing(fresh)
+                if values is None:
+                    return None
             return self._backward_arrays(values, g0, self.reuse_plan()[2])
         if not scalar:
             return self._backward_arrays(values, g0, {})
