@@ -238,7 +238,12 @@ def torch_mean(a, dim=None, keepdim: bool = False):
     count = 1
     for d in axes:
         count *= a.shape[d]
-    return torch_sum(a, dim, keepdim) / a.dtype.type(count)
+    return mean_of(torch_sum(a, dim, keepdim), count)
+
+
+def mean_of(total, count: int):
+    """mean_out's last step: a sum (in PyTorch's order) divided by the count in its dtype."""
+    return total / total.dtype.type(count)
 
 
 def _flat(x: np.ndarray):

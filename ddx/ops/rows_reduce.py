@@ -53,6 +53,7 @@ from .kernels_reduce import (
     variance_vjp,
     vector_norm,
 )
+from .kernels_sum import mean_of
 from .table import op
 
 _MATRIX = {"x": (2, 3)}
@@ -62,12 +63,13 @@ op("sum", "SumBackward0", total, total_vjp, jvp=reduce_linear(total), saves=Fals
    elementwise=False, reads="", call="reduction", variants={"dim": "SumBackward1"},
    emit={"torch": emit_reduction("torch.sum", "jnp.sum"),
          "jax": emit_reduction("torch.sum", "jnp.sum")},
-   example=("sum(x, 1, keepdim=True)", _MATRIX))  # (VJPs may always read their inputs' shapes)
+   example=("sum(x, 1, keepdim=True)", _MATRIX),  # (VJPs may always read their inputs' shapes)
+   of_sum=lambda total, count: total)
 op("mean", "MeanBackward0", average, average_vjp, jvp=reduce_linear(average), saves=False,
    elementwise=False, reads="", call="reduction", variants={"dim": "MeanBackward1"},
    emit={"torch": emit_reduction("torch.mean", "jnp.mean"),
          "jax": emit_reduction("torch.mean", "jnp.mean")},
-   example=("mean(x, dim=-1)", _MATRIX))
+   example=("mean(x, dim=-1)", _MATRIX), of_sum=mean_of)
 op("prod", "ProdBackward0", product, product_vjp, jvp=product_jvp, elementwise=False,
    call="reduction", variants={"dim": "ProdBackward1"},
    hint="a product with a zero in it: its gradient is the product of the others",

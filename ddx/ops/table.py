@@ -17,7 +17,7 @@ class Op:
     __slots__ = ("name", "grad_fn", "fn", "vjp", "jvp", "saves", "elementwise", "reads", "into",
                  "vjp_into", "call", "names", "variants", "shown", "symbol", "text", "prec",
                  "emit", "hint", "kink", "domain", "dtype", "example", "method", "params",
-                 "spaces", "differentiable")
+                 "spaces", "differentiable", "of_sum")
 
     def __init__(self, name: str, grad_fn: str, fn: Callable, vjp: tuple[Callable, ...],
                  jvp: Callable | None = None, saves: bool = True, elementwise: bool = True,
@@ -60,6 +60,9 @@ class Op:
         self.spaces: tuple[str, ...] = ("torch", "Tensor")
         # False: its result never requires grad (comparisons, argmax): nothing to record
         self.differentiable = True
+        # a whole reduction made from its input's whole sum (sum, mean): of_sum(total, count)
+        # gives its value from that sum, in PyTorch's order, and the element count
+        self.of_sum: Callable | None = None
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -104,7 +107,8 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
        prec: int = 9, emit: dict | None = None, hint: str | None = None,
        kink: tuple | None = None, domain: tuple = (-2.0, 2.0), dtype: str = "same",
        example: tuple | None = None, params: dict | None = None,
-       spaces: tuple[str, ...] | None = None, differentiable: bool = True) -> Op:
+       spaces: tuple[str, ...] | None = None, differentiable: bool = True,
+       of_sum: Callable | None = None) -> Op:
     """Register one row; a name is registered once (every fact about an op is in its one row:
     a second row of the name would silently replace the first's)."""
     if name in OPS:
@@ -129,6 +133,7 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
     row.params = params or {}
     row.spaces = spaces if spaces is not None else ("torch", "Tensor") if method else ("torch",)
     row.differentiable = differentiable
+    row.of_sum = of_sum
     if example is None:
         arity = len(vjp)
         args = ", ".join("xy"[i] for i in range(arity))

@@ -1,14 +1,15 @@
 """A whole sum of an elementwise chain, forward and backward in one pass over cached blocks.
 
-``sum(e)``, where e is made from the bindings by elementwise ops, every value of one shape,
-is the loss that a library trace of large arrays most often is (``sum((w*x+b)^2)``). Its
-backward starts with the sum's VJP, which spreads the seed over e's shape, and goes on by
-elementwise VJPs only: each element's gradients depend on that element's values alone. So
-with backward()'s default seed the whole replay can run range by range: the ops forward,
-the range's share of the sum, the VJPs, on a range that stays in cache, writing only the
-leaves' gradients. Memory is then read once (the bindings) and written once (the
-gradients), where the op-by-op replay (BufferReuse) reads and writes every intermediate
-array from memory: about 120 bytes per element against 48 for ``sum((w*x+b)^2)``.
+``sum(e)`` (or ``mean(e)``: a whole reduction made from the sum, Op.of_sum), where e is made
+from the bindings by elementwise ops, every value of one shape, is the loss that a library
+trace of large arrays most often is (``sum((w*x+b)^2)``). Its backward starts with the
+reduction's VJP, which spreads the seed over e's shape, and goes on by elementwise VJPs
+only: each element's gradients depend on that element's values alone. So with backward()'s
+default seed the whole replay can run range by range: the ops forward, the range's share of
+the sum, the VJPs, on a range that stays in cache, writing only the leaves' gradients.
+Memory is then read once (the bindings) and written once (the gradients), where the op-by-op
+replay (BufferReuse) reads and writes every intermediate array from memory: about 120 bytes
+per element against 48 for ``sum((w*x+b)^2)``.
 
 The numbers are the same bits. The sum is kernels_summap.sum_ranges (PyTorch's order, its
 thread ranges on threads); the ops and VJPs are the op table's, called on slices of the
@@ -28,6 +29,7 @@ from math import prod
 import numpy as np
 
 from ..graph import record
+from ..ops.kernels_reduce import expand
 from ..ops.kernels_sum import GRAIN_SIZE, split_ranges, threads
 from ..ops.kernels_summap import sum_ranges
 from . import allocator, parallel
@@ -47,14 +49,14 @@ class Speculated(list):
 
 def steps(t):
     """(sum node, its input, forward steps, backward steps, gradient targets) when template
-    ``t`` is a whole float64 sum of values all of one shape made by elementwise ops that
+    ``t`` is a whole float64 sum (or mean: Op.of_sum) of values all of one shape made by elementwise ops that
     split into blocks (Op.into, as parallel.py splits them), else False. Forward steps are
     (node, fn, inputs); backward steps (node, vjp, inputs, target, first)."""
     if t.scalar or t.one is None:
         return False
     s = t.output
     op, q = t.op[s], t.a[s]
-    if op is None or op.name != "sum" or t.kw[s] is not None or q is None or q < 0 \
+    if op is None or op.of_sum is None or t.kw[s] is not None or q is None or q < 0 \
             or t.b[s] is not None or t.op[q] is None or t.shapes[s] != ((), _F64) \
             or not t.forward_order or t.forward_order[-1] != s \
             or not t.backward_order or t.backward_order[0] != s:
@@ -118,8 +120,13 @@ def replay(t, values: list, plan) -> Speculated | None:
     if not _aligned(n) or not allocator.tune():
         return None  # (an allocator left as it is maps every block's arrays afresh)
     grads = {j: np.empty(n, _F64) for j in targets}
-    sum_vjp = t.vjp[s][0]
-    seed, stand = t.one, np.zeros((), _F64)
+    seed = t.one
+    # the reduction's VJP on the whole shape: one number seen everywhere (its value, at
+    # every element of a block, is what each element's VJPs start from)
+    spread = t.vjp[s][0](seed, np.zeros((), _F64), np.broadcast_to(np.zeros((), _F64), shape))
+    if type(spread) is not np.ndarray or spread.shape != shape or any(spread.strides):
+        return None
+    spread = np.asarray(spread.flat[0])
     size = len(values)
     odd: list[int] = []
 
@@ -133,7 +140,7 @@ def replay(t, values: list, plan) -> Speculated | None:
             vals[i] = v if type(v) is np.ndarray else np.asarray(v)
         e = vals[q]
         adj = [None] * size
-        adj[q] = sum_vjp(seed, stand, e)
+        adj[q] = expand(spread, rows, None)
         for i, vjp, ins, j, first in backward:
             gi = vjp(adj[i], vals[i], *[vals[k] for k in ins])
             if type(gi) is not np.ndarray:
@@ -152,7 +159,7 @@ def replay(t, values: list, plan) -> Speculated | None:
         record.FP_EVENTS.clear()
         return None
     out = Speculated(values)
-    out[s] = np.asarray(total)
+    out[s] = np.asarray(t.op[s].of_sum(total, n))
     adj: list = [None] * t.n
     adj[s] = seed
     for j, g in grads.items():
