@@ -140,3 +140,17 @@ def test_unaligned_thread_ranges_and_untuned_malloc_stand_aside(monkeypatch):
     _, template = _replayed("sum((w*x+b)^2)", even)
     monkeypatch.setattr(blocked.allocator, "tune", lambda: False)  # DDX_MALLOC=default
     assert type(template.forward(list(even.values()), reuse=True)) is not blocked.Speculated
+
+
+def test_a_matrix_is_taken_as_its_rows():
+    rng = np.random.default_rng(13)
+    bindings = {"w": rng.standard_normal((256, 274)), "x": rng.standard_normal((256, 274))}
+    got, template = _replayed("mean(w*x - tanh(x))", bindings)
+    want = _ordinary("mean(w*x - tanh(x))", bindings)
+    assert template.blocked
+    assert type(template.forward(list(bindings.values()), reuse=True)) is blocked.Speculated
+    assert _same(got.value, want.value)
+    assert got.grads["w"].shape == (256, 274)
+    assert _same(got.grads["w"], want.grads["w"]) and _same(got.grads["x"], want.grads["x"])
+    bindings["x"] = np.asfortranarray(bindings["x"])  # (not rows in memory: the other road)
+    assert type(template.forward(list(bindings.values()), reuse=True)) is not blocked.Speculated
