@@ -51,7 +51,8 @@ def steps(t):
     """(sum node, its input, forward steps, backward steps, gradient targets) when template
     ``t`` is a whole float64 sum (or mean: Op.of_sum) of values all of one shape made by elementwise ops that
     split into blocks (Op.into, as parallel.py splits them), else False. Forward steps are
-    (node, fn, inputs); backward steps (node, vjp, inputs, target, first)."""
+    (node, fn, inputs); backward steps (node, vjp, inputs, target, first, into: the row's
+    vjp_into when the target is a leaf that receives this one gradient, else None)."""
     if t.scalar or t.one is None:
         return False
     s = t.output
@@ -79,17 +80,29 @@ def steps(t):
         forward.append((i, fn, tuple(ins)))
     backward = []
     reached = {q}
+    sent: dict[int, int] = {}  # gradients each node receives
+    for i in t.backward_order[1:]:
+        for slot in t.grad_slots[i]:
+            j = t._slot_input(i, slot)
+            sent[j] = sent.get(j, 0) + 1
+    leaves = {j for _, j in t.grads_at}
     for i in t.backward_order[1:]:
         ins = t.many[i] if t.a[i] is None else [j for j in (t.a[i], t.b[i]) if j is not None]
+        kw = t.kw[i] or {}
         for slot in t.grad_slots[i]:
             j = t._slot_input(i, slot)
             if t.shapes[j] != whole:
                 return False
             vjp = t.vjp[i][slot]
-            backward.append((i, vjp if t.kw[i] is None else partial(vjp, **t.kw[i]),
-                             tuple(ins), j, j not in reached))
+            into = t.op[i].vjp_into[slot] if t.op[i].vjp_into is not None else None
+            if into is not None and j in leaves and sent[j] == 1:
+                into = partial(into, **kw)  # (a leaf's one gradient: into its own array)
+            else:
+                into = None
+            backward.append((i, partial(vjp, **kw) if kw else vjp, tuple(ins), j,
+                             j not in reached, into))
             reached.add(j)
-    targets = [j for _, j in t.grads_at if j in reached]
+    targets = [j for j in leaves if j in reached]
     return s, q, forward, backward, targets
 
 
@@ -129,6 +142,7 @@ def replay(t, values: list, plan) -> Speculated | None:
     spread = np.asarray(spread.flat[0])
     size = len(values)
     odd: list[int] = []
+    copied = [j for j in targets if not any(st[3] == j and st[5] is not None for st in backward)]
 
     def block(lo: int, hi: int) -> np.ndarray:
         vals = list(flat)
@@ -141,16 +155,23 @@ def replay(t, values: list, plan) -> Speculated | None:
         e = vals[q]
         adj = [None] * size
         adj[q] = expand(spread, rows, None)
-        for i, vjp, ins, j, first in backward:
-            gi = vjp(adj[i], vals[i], *[vals[k] for k in ins])
+        for i, vjp, ins, j, first, into in backward:
+            if into is not None:  # (written straight into the leaf's gradient)
+                buffer = grads[j][lo:hi]
+                gi = into(adj[i], vals[i], *[vals[k] for k in ins], buffer=buffer)
+                if gi is not buffer and np.shape(gi) == rows:
+                    buffer[...] = gi
+                    gi = buffer
+            else:
+                gi = vjp(adj[i], vals[i], *[vals[k] for k in ins])
             if type(gi) is not np.ndarray:
                 gi = np.asarray(gi)
             if gi.shape != rows:  # (not an element's own gradient: the ordinary road)
                 odd.append(i)
                 return e
             adj[j] = gi if first else np.asarray(adj[j] + gi)
-        for j, g in grads.items():
-            g[lo:hi] = adj[j]
+        for j in copied:
+            grads[j][lo:hi] = adj[j]
         return e
 
     with guard():
