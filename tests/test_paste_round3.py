@@ -1,0 +1,84 @@
+"""Everyday PyTorch pasted into `ddx run` (issue 15, round 3): range's repr, element_size and
+data_ptr, det's last bit, gradgradcheck. Each script runs through ddx and through Python with
+PyTorch; the outputs must be equal line for line. And ddx's det against torch.det bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import ddx_and_python, torch_or_skip
+
+SCRIPTS = {
+    "range_repr": """
+print(range(3))
+print(repr(range(1, 5, 2)))
+print(range(0, 10, 3), list(range(1, 5, 2)), len(range(2, 9, 3)), 4 in range(1, 5, 3))
+print([range(2)], f"{range(4)}", str(range(-1, -5, -2)))
+for i in range(2):
+    print(i)
+""",
+    "memory_methods": """
+import torch
+x = torch.ones(3, 4)
+print(x.element_size(), torch.ones(2, dtype=torch.float64).element_size(),
+      torch.ones(2, dtype=torch.int64).element_size(), torch.ones(2, dtype=torch.bool).element_size())
+print(x.data_ptr() == x.view(12).data_ptr(), x.data_ptr() == x.clone().data_ptr(),
+      isinstance(x.data_ptr(), int))
+print(x.data_ptr() == x[0].data_ptr(), x[1].data_ptr() - x.data_ptr(), x.reshape(4, 3).data_ptr() == x.data_ptr())
+""",
+    "det_prints": """
+import torch
+A = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+print(torch.det(A), torch.linalg.det(A), A.det())
+print(torch.det(torch.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.1, 0.4, 5.0]])))
+print(torch.det(torch.tensor([[4.0, 3.0], [6.0, 3.0]], dtype=torch.float64)))
+B = torch.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.1, 0.4, 5.0]], requires_grad=True)
+d = torch.det(B)
+print(d)
+d.backward()
+print(B.grad)
+""",
+    "gradgradcheck": """
+import torch
+from torch.autograd import gradgradcheck
+torch.manual_seed(0)
+x = torch.randn(3, dtype=torch.double, requires_grad=True)
+w = torch.randn(3, dtype=torch.double, requires_grad=True)
+print(torch.autograd.gradgradcheck(lambda a, b: (a.sin() * b).sum(), (x, w)))
+print(torch.rand(2))
+print(gradgradcheck(lambda a: a.sin() * 2, (x,), eps=0.5, raise_exception=False))
+print(gradgradcheck(lambda a: (a ** 3).sum(), x, grad_outputs=torch.tensor(2.0, dtype=torch.double)))
+try:
+    gradgradcheck(lambda a: a.exp().sum(), (x,), eps=0.5)
+except RuntimeError as e:
+    print(type(e).__name__, str(e).splitlines()[0])
+print(torch.rand(2))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_script_prints_as_pytorch(name, tmp_path):
+    torch_or_skip()
+    ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_det_is_torch_det_bit_for_bit(dtype):
+    """Random matrices of sizes 1-16 (MKL's small and unblocked paths), a transposed view,
+    singular, integer-valued and non-finite ones: the same bits as torch.det."""
+    torch = torch_or_skip()
+    from ddx.ops.kernels_lu import det
+
+    rng = np.random.default_rng(7)
+    for n in (*range(1, 10), 12, 16):
+        a = rng.standard_normal((500, n, n)).astype(dtype)
+        a[:50] = rng.integers(-3, 4, (50, n, n))
+        if n > 1:
+            a[50:60, 1] = a[50:60, 0]  # singular
+            a[60, 0, 0], a[61, -1, -1], a[62, 0, -1] = np.inf, np.nan, 0.0
+        want = torch.det(torch.from_numpy(a)).numpy()
+        assert det(a).tobytes() == want.tobytes(), n
+        at = np.swapaxes(a, -1, -2)  # a column-major view, as torch's mT
+        assert det(at).tobytes() == torch.det(torch.from_numpy(a).mT).numpy().tobytes(), n
