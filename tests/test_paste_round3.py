@@ -24,7 +24,8 @@ print(x.element_size(), torch.ones(2, dtype=torch.float64).element_size(),
       torch.ones(2, dtype=torch.int64).element_size(), torch.ones(2, dtype=torch.bool).element_size())
 print(x.data_ptr() == x.view(12).data_ptr(), x.data_ptr() == x.clone().data_ptr(),
       isinstance(x.data_ptr(), int))
-print(x.data_ptr() == x[0].data_ptr(), x[1].data_ptr() - x.data_ptr(), x.reshape(4, 3).data_ptr() == x.data_ptr())
+print(x.data_ptr() == x[0].data_ptr(), x[1].data_ptr() - x.data_ptr(),
+      x.reshape(4, 3).data_ptr() == x.data_ptr())
 """,
     "det_prints": """
 import torch
@@ -54,6 +55,32 @@ except RuntimeError as e:
     print(type(e).__name__, str(e).splitlines()[0])
 print(torch.rand(2))
 """,
+    "script_preamble": """# -*- coding: utf-8 -*-
+\"\"\"
+A tutorial's title
+==================
+\"\"\"
+import torch
+import math
+import time
+import timeit
+import matplotlib.pyplot as plt
+######################################################################
+# A markdown block
+#
+dtype = torch.float
+device = torch.device("cpu")
+print(isinstance(torch.__version__, str))
+t0 = time.time()
+start = timeit.default_timer()
+x = torch.linspace(-math.pi, math.pi, 5, device=device, dtype=dtype)
+print(time.time() - t0 >= 0, timeit.default_timer() - start >= 0, isinstance(time.time_ns(), int))
+print(time.perf_counter() <= time.perf_counter(), __name__)
+if __name__ == "__main__":
+    print("main", x)
+torch.set_default_device("cpu")
+print(torch.ones(2).device)
+""",
 }
 
 
@@ -62,6 +89,23 @@ def test_script_prints_as_pytorch(name, tmp_path):
     torch_or_skip()
     ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
     assert ours == theirs
+
+
+def test_matplotlib_call_is_one_clear_line(tmp_path):
+    """Importing pyplot works (tutorials import it and may never draw); drawing is one line of
+    ddx's error, and the script goes on."""
+    torch_or_skip()
+    import subprocess
+    import sys
+
+    script = tmp_path / "plot.py"
+    script.write_text("import matplotlib.pyplot as plt\nplt.plot([1, 2], [3, 4])\nprint('after')\n")
+    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                         text=True, timeout=120)
+    assert got.stdout == "after\n"
+    assert got.stderr.splitlines()[0] == ("error: ddx does not draw with matplotlib: plt.plot(...) "
+                                          "is not available (ddx plot draws a function's curves)")
+    assert "Traceback" not in got.stderr
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
