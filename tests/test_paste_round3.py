@@ -126,3 +126,33 @@ def test_det_is_torch_det_bit_for_bit(dtype):
         assert det(a).tobytes() == want.tobytes(), n
         at = np.swapaxes(a, -1, -2)  # a column-major view, as torch's mT
         assert det(at).tobytes() == torch.det(torch.from_numpy(a).mT).numpy().tobytes(), n
+
+
+ERROR_LINES = [
+    # an error in the body of a function an earlier chunk defined: the body's own line
+    ("import torch\n\n\ndef f():\n    y = 2\n    return torch.ones(2).foo()\n\nf()\n",
+     "  6 |     return torch.ones(2).foo()"),
+    # an error without a span of its own, in a with inside a for: the innermost statement's
+    ("import torch\na = torch.ones(2, requires_grad=True)\nfor t in range(2):\n"
+     "    with torch.no_grad():\n        a.grad, b = 0., 1\n",
+     "  5 |         a.grad, b = 0., 1"),
+    # equal texts at two places: each error on its own line
+    ("import torch\nx = torch.ones(2).foo()\nx = torch.ones(2).foo()\n",
+     "  3 | x = torch.ones(2).foo()"),
+]
+
+
+@pytest.mark.parametrize("script, line", ERROR_LINES)
+def test_error_is_on_its_own_line(script, line, tmp_path):
+    """The published polynomial tutorial's `a.grad, b.grad, ... = 0., ...` fails in PyTorch at
+    its own line (37) inside `for` and `with`; ddx said line 23 (the `for`). Errors in a
+    function's body were numbered from the calling statement."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.py"
+    path.write_text(script)
+    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)], capture_output=True,
+                         text=True, timeout=120)
+    shown = [s for s in got.stderr.splitlines() if " | " in s]
+    assert shown[-1] == line, got.stderr
