@@ -81,6 +81,25 @@ if __name__ == "__main__":
 torch.set_default_device("cpu")
 print(torch.ones(2).device)
 """,
+    "torch_func": """
+import torch
+from torch.func import grad, jacrev, jacfwd, grad_and_value
+torch.manual_seed(0)
+x = torch.randn(3)
+y = torch.randn(3)
+print(grad(lambda x: x.sin().sum())(x))
+print(torch.func.grad(lambda a, b: (a * b).sum(), argnums=(0, 1))(x, y))
+print(grad(lambda a, b: (a * b.exp()).sum(), argnums=1)(x, y))
+print(jacrev(torch.sin)(x))
+print(jacfwd(lambda t: t ** 2)(x))
+print(grad_and_value(lambda t: (t ** 2).sum())(x))
+g, aux = grad(lambda t: ((t ** 2).sum(), t.mean()), has_aux=True)(x)
+print(g, aux)
+try:
+    grad(lambda t: t * 2)(x)
+except RuntimeError as e:
+    print(e)
+""",
 }
 
 
@@ -156,3 +175,25 @@ def test_error_is_on_its_own_line(script, line, tmp_path):
                          text=True, timeout=120)
     shown = [s for s in got.stderr.splitlines() if " | " in s]
     assert shown[-1] == line, got.stderr
+
+
+def test_forward_ad_and_vmap_are_one_clear_line(tmp_path):
+    """torch.autograd.forward_ad and torch.func.vmap import, and using them is one line of
+    ddx's error naming what to use instead (no traceback)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.py"
+    path.write_text("import torch\nimport torch.autograd.forward_ad as fwAD\n"
+                    "from torch.func import vmap\nwith fwAD.dual_level():\n    pass\n"
+                    "vmap(torch.dot)\nprint('end')\n")
+    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)], capture_output=True,
+                         text=True, timeout=120)
+    errors = [s for s in got.stderr.splitlines() if s.startswith("error:")]
+    assert errors == [
+        "error: ddx does not provide torch.autograd.forward_ad.dual_level: use "
+        "torch.autograd.functional.jvp(f, inputs, v) for a Jacobian-vector product "
+        "(ddx's forward mode)",
+        "error: ddx does not provide torch.func.vmap: call the function in a loop, or write it "
+        "for the whole batch"]
+    assert got.stdout == "end\n" and "Traceback" not in got.stderr

@@ -26,6 +26,7 @@ from . import (
     pydunder,
     pyexec,
     pyexpr,
+    pyfunc,  # noqa: F401  (registers torch.func, torch.autograd.forward_ad)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
     pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)
