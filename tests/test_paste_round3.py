@@ -111,17 +111,21 @@ def test_script_prints_as_pytorch(name, tmp_path):
 
 
 def test_matplotlib_call_is_one_clear_line(tmp_path):
-    """Importing pyplot works (tutorials import it and may never draw); drawing is one line of
-    ddx's error, and the script goes on."""
+    """A notebook's %matplotlib inline is nothing; importing pyplot and ticker works (tutorials
+    import them and may never draw); drawing is one line of ddx's error, and the script goes
+    on."""
     torch_or_skip()
     import subprocess
     import sys
 
     script = tmp_path / "plot.py"
-    script.write_text("import matplotlib.pyplot as plt\nplt.plot([1, 2], [3, 4])\nprint('after')\n")
+    script.write_text("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                      "import matplotlib.ticker as ticker\nplt.plot([1, 2], [3, 4])\n"
+                      "print('after')\n")
     got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
                          text=True, timeout=120)
     assert got.stdout == "after\n"
+    assert len([s for s in got.stderr.splitlines() if s.startswith("error:")]) == 1
     assert got.stderr.splitlines()[0] == ("error: ddx does not draw with matplotlib: plt.plot(...) "
                                           "is not available (ddx plot draws a function's curves)")
     assert "Traceback" not in got.stderr

@@ -45,7 +45,8 @@ class _Drawing(dict):
         return isinstance(name, str) and not name.startswith("__")
 
     def __missing__(self, name: str) -> Native:
-        shown = {"matplotlib.pyplot": "plt"}.get(self.path, self.path)
+        shown = {"matplotlib.pyplot": "plt", "matplotlib.ticker": "ticker"}.get(self.path,
+                                                                                self.path)
 
         def call(ev, node, args, kw):
             raise DdxRuntimeError(f"ddx does not draw with matplotlib: {shown}.{name}(...) is "
@@ -61,8 +62,10 @@ def register() -> None:
     MODULES.setdefault("timeit", PyModule("timeit", {
         "default_timer": _clock(time.perf_counter, "default_timer")}))
     pyplot = PyModule("matplotlib.pyplot", _Drawing("matplotlib.pyplot"))
-    MODULES.setdefault("matplotlib", PyModule("matplotlib", {"pyplot": pyplot}))
+    ticker = PyModule("matplotlib.ticker", _Drawing("matplotlib.ticker"))
+    MODULES.setdefault("matplotlib", PyModule("matplotlib", {"pyplot": pyplot, "ticker": ticker}))
     MODULES.setdefault("matplotlib.pyplot", pyplot)
+    MODULES.setdefault("matplotlib.ticker", ticker)
     BUILTINS.setdefault("__name__", Str("__main__"))
 
 

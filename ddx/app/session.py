@@ -101,12 +101,17 @@ def _opens_block(lines: list[str]) -> bool:
 _CONTINUES = re.compile(r"(?:except|elif|else|finally)\b")
 
 
+def is_magic(line: str) -> bool:
+    """A notebook's ``%matplotlib inline`` (IPython's line magic): nothing for ddx to do."""
+    return line.startswith("%matplotlib")
+
+
 def chunks(text: str) -> Iterator[tuple[int, str]]:
     """Split a script into statements: (0-based first line, text), a ``with`` block with its body."""
     lines = text.split("\n")
     i, n = 0, len(lines)
     while i < n:
-        if not lines[i].strip() or lines[i].lstrip().startswith("#"):
+        if not lines[i].strip() or lines[i].lstrip().startswith("#") or is_magic(lines[i]):
             i += 1
             continue
         start = i
@@ -202,6 +207,8 @@ class Session:
         Each statement is a transaction: what it changed (bindings, .grad, requires_grad,
         freed graphs, values changed in place) is journaled, and undone if it fails in any
         way, Ctrl-C included. Any error is reported; none ends the session."""
+        if is_magic(text.strip()) and "\n" not in text.strip():
+            return True
         try:
             program = parse(text)
         except DdxError as exc:
