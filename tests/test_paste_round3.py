@@ -81,6 +81,18 @@ if __name__ == "__main__":
 torch.set_default_device("cpu")
 print(torch.ones(2).device)
 """,
+    "linear_regression_gradient": """
+import torch
+torch.manual_seed(0)
+X = torch.randn(200, 3)
+y = torch.randn(200, 1)
+w = torch.randn(3, 1, requires_grad=True)
+loss = ((X @ w - y) ** 2).mean()
+loss.backward()
+print(w.grad.view(-1).tolist())
+g = 2 * (X @ w - y) / 200
+print((X.t() @ g).view(-1).tolist(), (X[:, :2].t() @ torch.randn(200, 20)).sum().item())
+""",
     "torch_func": """
 import torch
 from torch.func import grad, jacrev, jacfwd, grad_and_value
@@ -201,3 +213,25 @@ def test_forward_ad_and_vmap_are_one_clear_line(tmp_path):
         "error: ddx does not provide torch.func.vmap: call the function in a loop, or write it "
         "for the whole batch"]
     assert got.stdout == "end\n" and "Traceback" not in got.stderr
+
+
+def test_transposed_times_matrix_is_torch_mm_bit_for_bit():
+    """X.t() @ g (a column-major A: a linear model's weight gradient; also of a column slice
+    X[:, :m], whose leading dimension is wider) with N = 1 or M < 4: MKL
+    adds the rounded products in k order; ddx's mm gives torch's bits (it was numpy's order,
+    1 ulp off for most elements). M >= 4 with 1 < N < 12 was already modelled."""
+    torch = torch_or_skip()
+    from ddx.ops.kernels_gemm import mm
+
+    rng = np.random.default_rng(11)
+    for m in (1, 2, 3, 4, 7, 16, 33):
+        for n in (1, 2, 3, 5, 16, 17, 40) if m < 4 else (1,):
+            for k in (2, 4, 7, 9, 100, 1000):
+                x = rng.standard_normal((k, m)).astype(np.float32)
+                g = rng.standard_normal((k, n)).astype(np.float32)
+                x[0, 0], g[-1, 0] = 0.0, -0.0
+                want = (torch.from_numpy(x).t() @ torch.from_numpy(g)).numpy()
+                assert mm(x.T, g).tobytes() == want.tobytes(), (m, k, n)
+                wide = rng.standard_normal((k, m + 2)).astype(np.float32)  # X[:, :m].t()
+                want = (torch.from_numpy(wide)[:, :m].t() @ torch.from_numpy(g)).numpy()
+                assert mm(wide[:, :m].T, g).tobytes() == want.tobytes(), (m, k, n)
