@@ -16,6 +16,8 @@ print(range(0, 10, 3), list(range(1, 5, 2)), len(range(2, 9, 3)), 4 in range(1, 
 print([range(2)], f"{range(4)}", str(range(-1, -5, -2)))
 for i in range(2):
     print(i)
+r = range(3)
+print(type(r), r[1], r[-1], list(r[:2]), list(reversed(r)), sum(r), max(r), [x * 2 for x in r])
 """,
     "memory_methods": """
 import torch

@@ -9,9 +9,9 @@ class RangeList(list):
 
     __slots__ = ("range_text",)
 
-    def __init__(self, numbers, r: range):
+    def __init__(self, numbers=(), r: range | None = None):
         super().__init__(numbers)
-        self.range_text = repr(r)
+        self.range_text = None if r is None else repr(r)  # (a copy made as type(x)(x): a list)
 
 
 __all__ = ["RangeList"]

@@ -301,7 +301,7 @@ def show(ev: Evaluator, value: Any) -> str:
         inner = ", ".join(show(ev, v) if not isinstance(v, int) or isinstance(v, bool)
                           else str(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, RangeList):
+    if isinstance(value, RangeList) and value.range_text is not None:
         return value.range_text
     if isinstance(value, list):
         text = "[" + ", ".join(show(ev, v) for v in value) + "]"
