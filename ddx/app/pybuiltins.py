@@ -16,6 +16,7 @@ from ..graph.values import weak
 from . import pycalls, pydunder, pyorder, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
+from .pyrange import RangeList
 from .pytypes import isinstance_ as _isinstance
 from .pytypes import type_ as _type
 from .pyvalues import Instance, UserClass, UserFunction, iterate, number_of, to_str, type_label
@@ -91,8 +92,8 @@ def _ints(args) -> list[int]:
 
 
 def _range(ev, node, args, kw):
-    return [weak(i) for i in range(*_ints(args))] if len(range(*_ints(args))) <= 10**7 else \
-        _too_long()
+    r = range(*_ints(args))
+    return RangeList([weak(i) for i in r], r) if len(r) <= 10**7 else _too_long()
 
 
 def _too_long():

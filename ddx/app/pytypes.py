@@ -23,6 +23,8 @@ def type_(ev, node, args, kw):
         return EXCEPTIONS[value.kind]  # (type(e) is RuntimeError; its __name__)
     if isinstance(value, Instance):
         return value.cls
+    if getattr(value, "range_text", None) is not None:  # (range(3): pyrange.RangeList)
+        return PyType("range")
     label = type_label(value)
     return PyType(pyvalues.QUALIFIED.get(label, label))
 

@@ -101,12 +101,17 @@ def _opens_block(lines: list[str]) -> bool:
 _CONTINUES = re.compile(r"(?:except|elif|else|finally)\b")
 
 
+def is_magic(line: str) -> bool:
+    """A notebook's ``%matplotlib inline`` (IPython's line magic): nothing for ddx to do."""
+    return line.startswith("%matplotlib")
+
+
 def chunks(text: str) -> Iterator[tuple[int, str]]:
     """Split a script into statements: (0-based first line, text), a ``with`` block with its body."""
     lines = text.split("\n")
     i, n = 0, len(lines)
     while i < n:
-        if not lines[i].strip() or lines[i].lstrip().startswith("#"):
+        if not lines[i].strip() or lines[i].lstrip().startswith("#") or is_magic(lines[i]):
             i += 1
             continue
         start = i
@@ -171,6 +176,7 @@ class Session:
 
     def reset(self) -> None:
         self.partial = ""  # an unfinished printed line (print(..., end=""))
+        self.chunk_lines: dict[str, int] = {}  # a script chunk's text: the lines before it
         self.hold_partial = False  # a script: the line may go on in the next statement
         self.echo = True  # a bare expression prints its value (not in a .py file: python's)
         self.env: dict = {}
@@ -187,9 +193,12 @@ class Session:
         return ev
 
     def report(self, exc: DdxError, line_offset: int = 0, *, numbered: bool = False) -> None:
+        """An error, numbered by its own chunk's lines: one raised in the body of a function
+        an earlier chunk defined is on that chunk's lines, not the calling statement's."""
         from ..errors import format_error
 
-        exc.line_offset = line_offset
+        exc.line_offset = self.chunk_lines.get(exc.source, line_offset) \
+            if exc.source is not None else line_offset
         self.err(format_error(exc, numbered=numbered))
 
     def run(self, text: str, *, line_offset: int = 0, numbered: bool = False) -> bool:
@@ -198,6 +207,8 @@ class Session:
         Each statement is a transaction: what it changed (bindings, .grad, requires_grad,
         freed graphs, values changed in place) is journaled, and undone if it fails in any
         way, Ctrl-C included. Any error is reported; none ends the session."""
+        if is_magic(text.strip()) and "\n" not in text.strip():
+            return True
         try:
             program = parse(text)
         except DdxError as exc:
@@ -208,6 +219,8 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - a session never ends on an error
             self.report(foreign_error(exc, text), line_offset, numbered=numbered)
             return False
+        if numbered:
+            self.chunk_lines[program.source] = line_offset  # (the latest of equal texts)
         ev = self.evaluator(program)
         for stmt in program.stmts:
             journal = ev.journal = Journal()

@@ -26,8 +26,10 @@ from . import (
     pydunder,
     pyexec,
     pyexpr,
+    pyfunc,  # noqa: F401  (registers torch.func, torch.autograd.forward_ad)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
+    pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)
     pyhooks,  # noqa: F401  (registers register_hook)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
@@ -40,10 +42,13 @@ from . import (
     pysaved,
     pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,
+    pystdlib,  # noqa: F401  (registers time, timeit, matplotlib, __name__)
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
+    tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
+from .pyrange import RangeList
 from .values import NOTHING, DictView, PyNumber, Size, Str
 
 NONLEAF_GRAD_WARNING = (
@@ -296,6 +301,8 @@ def show(ev: Evaluator, value: Any) -> str:
         inner = ", ".join(show(ev, v) if not isinstance(v, int) or isinstance(v, bool)
                           else str(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, RangeList) and value.range_text is not None:
+        return value.range_text
     if isinstance(value, list):
         text = "[" + ", ".join(show(ev, v) for v in value) + "]"
         return f"{value.kind}({text})" if isinstance(value, DictView) else text

@@ -130,8 +130,12 @@ class Evaluator(Arithmetic, Compound, Binding):
                 record.WARNINGS.clear()
 
     def run_inner(self, stmt: Stmt) -> Any:
-        """A statement inside a block (the REPL's Python): errors keep their own spans."""
-        return self._run_stmt(stmt)
+        """A statement inside a block (the REPL's Python): errors keep their own spans, and one
+        without a span gets this statement's (not the outermost block's)."""
+        try:
+            return self._run_stmt(stmt)
+        except DdxError as exc:
+            raise exc.at(stmt.start, stmt.end, self.program.source)
 
     def _run_stmt(self, stmt: Stmt) -> Any:
         kind = stmt.kind
@@ -155,7 +159,7 @@ class Evaluator(Arithmetic, Compound, Binding):
             try:
                 result = None
                 for inner in stmt.body:
-                    result = self._run_stmt(inner)
+                    result = self.run_inner(inner)
                 return result
             finally:
                 GRAD_MODE.enabled = before

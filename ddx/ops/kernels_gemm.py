@@ -223,6 +223,14 @@ def _start(bias, m: int, n: int):
     return None if bias is None else np.ascontiguousarray(np.broadcast_to(bias, (m, n)))
 
 
+def transposed_a(a: np.ndarray) -> bool:
+    """A column-major A (X.t() of a row-major X, as in a linear layer's weight gradient
+    X.t() @ g): MKL adds its products unfused in k order when N = 1 or M < 4 (measured: M 1-33,
+    N 1-40, K 4-500, against torch; tests/test_paste_round3.py)."""
+    return a.shape[1] > 1 and a.strides[0] == a.itemsize and \
+        a.strides[1] >= a.shape[0] * a.itemsize
+
+
 def mm32(a, b, bias=None):
     """a @ b (+ bias) of float32 matrices in MKL's order, or None where that order is not
     modelled (other dtypes and ranks, dual numbers, the sizes kind() leaves out)."""
@@ -230,6 +238,8 @@ def mm32(a, b, bias=None):
         return None
     m, k = a.shape
     n = b.shape[1]
+    if bias is None and transposed_a(a) and _row_major(b) and (n == 1 or m < 4):
+        return _unfused_rows(a, b) + np.float32(0.0)
     which = kind(m, k, n, _row_major(b), m == 1 or a.strides[1] == a.itemsize)
     if which == "fused":
         panels = 4 * (m // 4)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels_lu import det  # noqa: F401 - the det row's forward, re-exported
 from .kernels_shape import on_parts, refuse
 
 
@@ -85,32 +86,6 @@ def solve_jvp(ts, o, a, b):
         ta = np.broadcast_to(ta, np.shape(a))
         rhs = rhs - ((ta @ o[..., None])[..., 0] if vector else ta @ o)
     return _solve_plain(a, rhs, vector)
-
-
-def det(a):
-    """The product of the pivots of A's LU factorisation with partial pivoting, as LAPACK's
-    getrf gives them to PyTorch (multipliers by the pivot's reciprocal): PyTorch's det to the
-    last bit more often than numpy's (5, not 5.000000000000001, for [[2, 1], [1, 3]])."""
-    a = np.asarray(a)
-    n = a.shape[-1]
-    if n == 0:
-        return np.ones(a.shape[:-2], dtype=a.dtype)
-    u = np.array(a.reshape(-1, n, n))
-    sign = np.ones(u.shape[0], dtype=u.dtype)
-    batch = np.arange(u.shape[0])
-    for j in range(n):
-        p = j + np.argmax(np.abs(u[:, j:, j]), axis=1)
-        swap = p != j
-        if swap.any():
-            top = u[batch, j].copy()
-            u[batch, j] = u[batch, p]
-            u[batch, p] = top
-            sign = np.where(swap, -sign, sign)
-        pivot = u[:, j, j]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            low = np.where(pivot[:, None] == 0, 0.0, u[:, j + 1:, j] * (1 / pivot)[:, None])
-        u[:, j + 1:, j + 1:] -= low[:, :, None] * u[:, j, None, j + 1:]
-    return (sign * np.prod(np.diagonal(u, axis1=1, axis2=2), axis=1)).reshape(a.shape[:-2])
 
 
 def _det_grad_at_zero(o: np.ndarray, a: np.ndarray) -> np.ndarray:
