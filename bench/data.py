@@ -291,6 +291,7 @@ def instructions(n: int, kinds: list[str], formats: list[str]) -> None:
             raise SystemExit(f"valgrind {tool} failed:\n{proc.stderr[-2000:]}")
         return int(found[1])
 
+    warm(kinds, formats)  # (else the first count would hold the bytecode's compile)
     for kind in kinds:
         paths = generate(kind, n)
         names = WORKLOADS[kind][1]
