@@ -132,7 +132,12 @@ def generate(kind: str, n: int, bad: float = 0.0) -> dict[str, str]:
 
 
 def command(tool: str, kind: str, src: str, dst: str) -> tuple[list[str], dict]:
-    env = dict(os.environ)
+    # Every tool runs from compiled bytecode, as an installed package does: with
+    # PYTHONDONTWRITEBYTECODE set (as in some sandboxes) and no .pyc beside ddx's sources, ddx
+    # compiled its 110 modules from source on every run, 0.2-0.25 s of a 10^6-row job that
+    # Polars and DuckDB (compiled code, installed .pyc) never pay. The .pyc go under WORK.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = f"{WORK}/pycache"
     if tool.startswith("ddx"):
         if tool == "ddx (plain reader)":
             env["DDX_DATA_ENGINE"] = "plain"
@@ -200,10 +205,20 @@ def check(kind: str, src: str, dst: str, rows: int = 100_000) -> float:
     return worst
 
 
+def warm(kinds: list[str], formats: list[str]) -> None:
+    """Each tool run once on 1,000 rows, untimed: its bytecode is then compiled and cached."""
+    for kind in kinds:
+        paths = generate(kind, 1000)
+        for fmt in formats:
+            for tool in ("ddx", "polars", "duckdb"):
+                run_once(*command(tool, kind, paths[fmt], f"{WORK}/out_warm.{fmt}"))
+
+
 def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str],
           bad: float = 0.0) -> list[dict]:
     tools = ["ddx", "polars", "duckdb"]
     results = []
+    warm(kinds, formats)
     for n in sizes:
         for kind in kinds:
             paths = generate(kind, n, bad)
@@ -240,6 +255,7 @@ def bench(sizes: list[int], rounds: int, kinds: list[str], formats: list[str],
 
 def memory(n_big: int) -> None:
     """ddx's peak memory on 10^6 rows and on ``n_big`` rows, CSV and Parquet."""
+    warm(["wxb"], ["csv", "parquet"])
     for fmt in ("csv", "parquet"):
         peaks = {}
         for n in (1_000_000, n_big):
@@ -275,6 +291,7 @@ def instructions(n: int, kinds: list[str], formats: list[str]) -> None:
             raise SystemExit(f"valgrind {tool} failed:\n{proc.stderr[-2000:]}")
         return int(found[1])
 
+    warm(kinds, formats)  # (else the first count would hold the bytecode's compile)
     for kind in kinds:
         paths = generate(kind, n)
         names = WORKLOADS[kind][1]

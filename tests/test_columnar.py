@@ -120,6 +120,35 @@ def test_a_bad_row_is_read_again_alone_not_its_whole_block(tmp_path, monkeypatch
         map(repr, closed_form(np.array([[10.0, 2.0, 3.0]]))[0].tolist()))
 
 
+def test_a_bad_json_lines_row_is_read_again_alone_not_its_whole_block(tmp_path, monkeypatch):
+    """A JSON Lines row Polars reads with a null (a missing field, a null): only those rows go
+    through the plain reader's code again (text such as "2.5", which Polars refuses, still sends
+    its piece there)."""
+    read_again: list[str] = []
+    slowly = csvio.parse_json_rows
+
+    def counting(lines, names):
+        read_again.extend(lines)
+        return slowly(lines, names)
+
+    rng = np.random.default_rng(9)
+    lines = [json.dumps({"x": x, "y": y}) for x, y in rng.standard_normal((3000, 2)).tolist()]
+    lines[10] = '{"x": 1.5}'
+    lines[700] = '{"x": null, "y": 2}'
+    lines[1800] = '{"y": 4, "z": "x"}'
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
+    plain = run_job(tmp_path / "d.jsonl", "x^2 * y", plain=True)
+    monkeypatch.setattr(csvio, "parse_json_rows", counting)
+    fast = run_job(tmp_path / "d.jsonl", "x^2 * y", plain=False)
+    assert fast == plain and fast[3] == 3
+    assert read_again == [lines[i] + "\n" for i in (10, 700, 1800)]
+    out = [json.loads(line) for line in fast[0].decode().splitlines()]
+    assert out[10]["error"] == "no field 'y'" and out[1800]["error"] == "no field 'x'"
+    assert "error" in out[700] and "error" not in out[701]
+    x, y = json.loads(lines[701]).values()
+    assert (out[701]["value"], out[701]["d_x"], out[701]["d_y"]) == (x * x * y, 2 * x * y, x * x)
+
+
 def test_lone_carriage_returns_and_crlf_count_rows_as_the_plain_reader(tmp_path, small_blocks):
     text = b"w,x,b\r\n1,2,3\r\n4,5,6\r7,8,9\n" + b"".join(
         b"%d,1,2\r\n" % i for i in range(40))

@@ -268,10 +268,33 @@ class JsonlSource:
             df = self.pl.read_ndjson(block, schema=self.schema)
         except self.pl.exceptions.PolarsError:  # any doubt: read again row by row
             return None
-        if df.height != lines or any(df.get_column(n).null_count() for n in self.names):
+        if df.height != lines:
             return None
-        return lambda first: Block(first, lines, {n: df.get_column(n).rechunk().to_numpy()
-                                                  for n in self.names}, {})
+        arrays = {n: df.get_column(n).rechunk().to_numpy() for n in self.names}
+        doubt = None
+        for n in self.names:  # (a null: a missing field, a null, or what Polars did not read)
+            col = df.get_column(n)
+            if col.null_count():
+                nulls = col.is_null().to_numpy()
+                doubt = nulls if doubt is None else doubt | nulls
+        bad: dict[int, str] = {}
+        if doubt is not None:  # those rows alone read again by the plain reader's code
+            bad = self.mend(block, np.flatnonzero(doubt), arrays)
+        return lambda first: Block(first, lines, arrays, bad)
+
+    def mend(self, block: bytes, rows: np.ndarray, arrays: dict) -> dict[int, str]:
+        """The lines ``rows`` of a block (one row a line: no empty line got here) read again as
+        the plain reader reads them, their numbers into ``arrays``; the bad ones (row -> why)."""
+        ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+        starts = np.concatenate(([0], ends[:-1] + 1))
+        lines = [block[a:b + 1].decode("utf-8", "surrogateescape")
+                 for a, b in zip(starts[rows].tolist(), ends[rows].tolist())]
+        data, bad = csvio.parse_json_rows(lines, self.names)
+        for k, n in enumerate(self.names):
+            if not arrays[n].flags.writeable:
+                arrays[n] = arrays[n].copy()
+            arrays[n][rows] = data[:, k]
+        return {int(rows[i]): why for i, why in bad.items()}
 
     def slow(self, piece: bytes, first: int) -> Block:
         lines = _lines(piece)
