@@ -4,6 +4,9 @@ PyTorch; the outputs must be equal line for line. And ddx's det against torch.de
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from conftest import ddx_and_python, torch_or_skip
@@ -117,6 +120,13 @@ except RuntimeError as e:
 }
 
 
+def _ddx_run(path, text: str) -> subprocess.CompletedProcess:
+    """``ddx run`` of a script with this text, in a new process."""
+    path.write_text(text)
+    return subprocess.run([sys.executable, "-m", "ddx", "run", str(path)], capture_output=True,
+                          text=True, timeout=120)
+
+
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_script_prints_as_pytorch(name, tmp_path):
     torch_or_skip()
@@ -129,15 +139,9 @@ def test_matplotlib_call_is_one_clear_line(tmp_path):
     import them and may never draw); drawing is one line of ddx's error, and the script goes
     on."""
     torch_or_skip()
-    import subprocess
-    import sys
-
-    script = tmp_path / "plot.py"
-    script.write_text("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
-                      "import matplotlib.ticker as ticker\nplt.plot([1, 2], [3, 4])\n"
-                      "print('after')\n")
-    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                         text=True, timeout=120)
+    got = _ddx_run(tmp_path / "plot.py", "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                   "import matplotlib.ticker as ticker\nplt.plot([1, 2], [3, 4])\n"
+                   "print('after')\n")
     assert got.stdout == "after\n"
     assert len([s for s in got.stderr.splitlines() if s.startswith("error:")]) == 1
     assert got.stderr.splitlines()[0] == ("error: ddx does not draw with matplotlib: plt.plot(...) "
@@ -184,13 +188,7 @@ def test_error_is_on_its_own_line(script, line, tmp_path):
     """The published polynomial tutorial's `a.grad, b.grad, ... = 0., ...` fails in PyTorch at
     its own line (37) inside `for` and `with`; ddx said line 23 (the `for`). Errors in a
     function's body were numbered from the calling statement."""
-    import subprocess
-    import sys
-
-    path = tmp_path / "s.py"
-    path.write_text(script)
-    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)], capture_output=True,
-                         text=True, timeout=120)
+    got = _ddx_run(tmp_path / "s.py", script)
     shown = [s for s in got.stderr.splitlines() if " | " in s]
     assert shown[-1] == line, got.stderr
 
@@ -198,15 +196,9 @@ def test_error_is_on_its_own_line(script, line, tmp_path):
 def test_forward_ad_and_vmap_are_one_clear_line(tmp_path):
     """torch.autograd.forward_ad and torch.func.vmap import, and using them is one line of
     ddx's error naming what to use instead (no traceback)."""
-    import subprocess
-    import sys
-
-    path = tmp_path / "s.py"
-    path.write_text("import torch\nimport torch.autograd.forward_ad as fwAD\n"
-                    "from torch.func import vmap\nwith fwAD.dual_level():\n    pass\n"
-                    "vmap(torch.dot)\nprint('end')\n")
-    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)], capture_output=True,
-                         text=True, timeout=120)
+    got = _ddx_run(tmp_path / "s.py", "import torch\nimport torch.autograd.forward_ad as fwAD\n"
+                   "from torch.func import vmap\nwith fwAD.dual_level():\n    pass\n"
+                   "vmap(torch.dot)\nprint('end')\n")
     errors = [s for s in got.stderr.splitlines() if s.startswith("error:")]
     assert errors == [
         "error: ddx does not provide torch.autograd.forward_ad.dual_level: use "
