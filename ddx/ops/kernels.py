@@ -32,16 +32,6 @@ def minimum_vjp(g, out, a, b, *, first):
     return np.where(mine > other, 0.0, share)
 
 
-def pow_base_vjp(g, out, a, b):
-    # PyTorch: exponent == 0 gives 0, even where base ** -1 is inf.
-    return np.where(b == 0, 0.0, g * b * np.power(a, b - 1))
-
-
-def pow_exp_vjp(g, out, a, b):
-    # PyTorch masks base == 0 with exponent >= 0 to 0 (log(0) would make 0 * -inf = nan).
-    return np.where((a == 0) & (b >= 0), 0.0, g * out * np.log(a))
-
-
 def softplus(a, beta=1.0, threshold=20.0):
     """PyTorch's: log1p(exp(beta * x)) / beta, and x itself where beta * x > threshold."""
     if beta == 1:

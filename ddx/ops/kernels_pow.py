@@ -4,14 +4,28 @@ templates use."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from . import vml
 from .kernels import scaled
+from .libm import c_pow
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _exact(a) -> bool:
+    """Whether ``a`` takes ATen's own kernels: a float32/float64 array or numpy scalar (dual
+    numbers, formulas and integers keep numpy's meaning)."""
+    return isinstance(a, (np.ndarray, np.floating)) and a.dtype in _FLOATS
 
 
 def power(a, exponent):
-    """a ** exponent as ATen's CPU kernel computes it: 2, 3, -0.5, -1 and -2 by products and
-    square roots (so x ** 3 is x*x*x to the last bit), the rest by pow."""
+    """a ** exponent as ATen's CPU kernel computes it: 0 and 1 by a fill and a copy
+    (pow_Tensor_Scalar_out), 2, 3, 0.5, -0.5, -1 and -2 by products, square roots and a
+    division (so x ** 3 is x*x*x to the last bit), the rest by SLEEF's pow and the C
+    library's (ddx/ops/sleef_pow.py)."""
     if exponent == 2:
         return np.square(a)
     if exponent == 3:
@@ -20,7 +34,51 @@ def power(a, exponent):
         return 1 / (a * a)
     if exponent == -0.5:
         return 1 / np.sqrt(a)
-    return np.power(a, exponent)
+    kind = type(a)
+    if not (kind is np.ndarray and a.dtype in _FLOATS or kind is np.float64
+            or kind is np.float32) or isinstance(exponent, complex):
+        return np.power(a, exponent)  # (dual numbers, formulas, integers: numpy's meaning)
+    if exponent == 0:
+        return np.ones_like(a)
+    if exponent == 1:
+        return a.copy()
+    if exponent == 0.5:
+        return vml.sqrt(a)  # (sqrt_kernel: torch.sqrt's, MKL's in float32)
+    if exponent == -1:
+        return 1 / a
+    if a.ndim == 0:  # (a number is all tail: the C library's pow)
+        r = a.dtype.type(c_pow(float(a), float(exponent)))
+        if not math.isfinite(r):
+            np.power(a, exponent)  # (numpy's flags for an inf or nan: the trace's warnings)
+        return r
+    return _loop(a, exponent, True)
+
+
+def tensor_power(a, b):
+    """torch.pow(a, b) of two tensors (or a number base, b a tensor: pow_Scalar): SLEEF's pow
+    on whole vectors, the C library's powf (float32) or pow on the rest."""
+    if not (_exact(a) or _exact(b)) or not all(isinstance(v, (np.ndarray, np.generic, int, float))
+                                               for v in (a, b)):
+        return np.power(a, b)
+    dtype = np.result_type(a, b)
+    if dtype not in _FLOATS:
+        return np.power(a, b)
+    base = np.asarray(a, dtype)
+    if np.ndim(base) == 0 and np.ndim(b) > 0:
+        base = np.broadcast_to(base, np.shape(b))
+    return _loop(base, np.asarray(b, dtype), False)
+
+
+tensor_power.ufunc = np.power  # (the op table's index of rows by ufunc: --hessian's rules)
+
+
+def _loop(a, b, scalar_exponent: bool):
+    from .sleef_pow import pow_loop
+
+    r = pow_loop(np.asarray(a), b, scalar_exponent)
+    if not np.isfinite(r).all():
+        np.power(a, b)  # (numpy's own flags for what became inf or nan: the trace's warnings)
+    return r[()] if r.ndim == 0 else r  # (a number for 0-d operands, as numpy's ufuncs)
 
 
 def pow_scalar(a, *, exponent):
@@ -28,20 +86,20 @@ def pow_scalar(a, *, exponent):
 
 
 def pow_scalar_vjp(g, o, a, *, exponent):
+    """pow_backward: grad * (exponent * self.pow(exponent - 1)), in that order."""
     if exponent == 0:
-        return g * 0
+        return np.zeros_like(a) if _exact(a) else g * 0
     if exponent == 2:
-        return scaled(g, a, 2)
-    return scaled(g, power(a, exponent - 1), exponent)
+        return scaled(g, a, 2)  # (times 2 rounds alike in any order)
+    p = power(a, exponent - 1)
+    return g * (p * exponent) if _exact(p) else scaled(g, p, exponent)
 
 
 def pow_scalar_into(a, *, exponent, out):
     if exponent == 2:
         return np.square(a, out=out)
-    if exponent in (3, -2, -0.5):
-        out[...] = power(a, exponent)
-        return out
-    return np.power(a, exponent, out=out)
+    out[...] = power(a, exponent)
+    return out
 
 
 def square_vjp_into(g, o, a, *, exponent, buffer):
@@ -53,7 +111,25 @@ def square_vjp_into(g, o, a, *, exponent, buffer):
     return pow_scalar_vjp(g, o, a, exponent=exponent)
 
 
+def rpow(a, *, base):
+    return tensor_power(base, a)
+
+
 def rpow_vjp(g, o, a, *, base):
+    """pow_backward_exponent of a number base: grad * (result * log(base)), log(base) the
+    Scalar's (a double, which the product rounds to the tensor's dtype)."""
+    log_base = math.log(base) if base > 0 else -math.inf if base == 0 else math.nan
     if base == 0:
-        return np.where(a >= 0, 0.0, g * o * np.log(base))
-    return g * o * np.log(base)
+        return g * np.where(a >= 0, 0.0, o * log_base)
+    return g * (o * log_base)
+
+
+def pow_base_vjp(g, out, a, b):
+    """pow_backward_self: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))."""
+    return np.where(b == 0, 0.0, g * (b * tensor_power(a, b - 1)))
+
+
+def pow_exp_vjp(g, out, a, b):
+    """pow_backward_exponent: grad * where(self == 0 & exponent >= 0, 0, result * log(self))
+    (log(0) would make 0 * -inf = nan)."""
+    return g * np.where((a == 0) & (b >= 0), 0.0, out * vml.log(a))

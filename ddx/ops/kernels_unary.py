@@ -251,7 +251,7 @@ def _sleef(ufunc: np.ufunc, vector_name: str, libm_name: str | None, double=None
         else:
             if not single:
                 single.append(libm.function(libm_name))
-            for begin, end in _ranges(flat.size):
+            for begin, end in thread_ranges(flat.size):
                 body = begin + (end - begin) // 32 * 32
                 if body > begin:
                     result[begin:body] = vector(flat[begin:body])
@@ -282,15 +282,13 @@ def _blocks(vector, block: int = 65536):
     return run
 
 
-def _ranges(n: int) -> list:
+def thread_ranges(n: int) -> list:
     """at::parallel_for(0, n, GRAIN_SIZE)'s ranges under OpenMP, one per thread."""
-    from .kernels_sum import GRAIN_SIZE, threads
+    from .kernels_sum import GRAIN_SIZE, split_ranges, threads
 
     if n < GRAIN_SIZE or threads() == 1:
         return [(0, n)]
-    tasks = min(threads(), -(-n // GRAIN_SIZE))
-    chunk = -(-n // tasks)
-    return [(t * chunk, min(n, (t + 1) * chunk)) for t in range(tasks) if t * chunk < n]
+    return split_ranges(n, threads(), GRAIN_SIZE)
 
 
 def _sinh64(v: float) -> float:

@@ -24,8 +24,6 @@ from .kernels import (
     maximum_vjp,
     minimum_vjp,
     pick,
-    pow_base_vjp,
-    pow_exp_vjp,
     scaled,
     scatter,
     sinc_vjp,
@@ -49,7 +47,17 @@ from .kernels_act import (
     softplus,
     softplus_vjp,
 )
-from .kernels_pow import pow_scalar, pow_scalar_into, pow_scalar_vjp, rpow_vjp, square_vjp_into
+from .kernels_pow import (
+    pow_base_vjp,
+    pow_exp_vjp,
+    pow_scalar,
+    pow_scalar_into,
+    pow_scalar_vjp,
+    rpow,
+    rpow_vjp,
+    square_vjp_into,
+    tensor_power,
+)
 from .kernels_unary import (
     acosh_vjp,
     arccosh,
@@ -112,7 +120,7 @@ op("reciprocal", "ReciprocalBackward0", np.reciprocal, reciprocal_vjp, reads="o"
    call="unary", symbol="1/x", text="1/{0}", prec=2,
    hint="a division by zero: add an epsilon to the denominator",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.reciprocal({0})", "jax": "jnp.reciprocal({0})"})
-op("pow", "PowBackward1", np.power, pow_base_vjp, pow_exp_vjp, call="binary",
+op("pow", "PowBackward1", tensor_power, pow_base_vjp, pow_exp_vjp, call="binary",
    text="{0}^{1}", prec=4, symbol="^", emit={"torch": "({0} ** {1})", "jax": "({0} ** {1})"},
    hint="a power with a zero or negative base: keep the base positive",
    domain=_NEEDS_POSITIVE)
@@ -121,7 +129,7 @@ op("pow_scalar", "PowBackward0", pow_scalar, pow_scalar_vjp, reads="i", into=pow
    emit={"torch": "({0} ** {exponent!r})", "jax": "({0} ** {exponent!r})"},
    hint="a fractional or negative power of zero: keep the base positive",
    domain=_NEEDS_POSITIVE, example=("x ^ 2.5", {}))
-op("rpow_scalar", "PowBackward2", lambda a, *, base: np.power(base, a), rpow_vjp,
+op("rpow_scalar", "PowBackward2", rpow, rpow_vjp,
    shown="pow", symbol="^", text="{base}^{0}", prec=4,
    emit={"torch": "({base!r} ** {0})", "jax": "({base!r} ** {0})"}, example=("1.7 ^ x", {}))
 op("maximum", "MaximumBackward0", np.maximum,

@@ -26,7 +26,7 @@ F64, I64 = np.float64, np.int64
 _R_LN2 = 1.442695040888963407359924681001892137426645954152985934135449406931
 _L2U = .69314718055966295651160180568695068359375
 _L2L = .28235290563031577122588448175013436025525412068e-12
-_LN2_DD = (F64(0.693147180559945286226764), F64(2.319046813846299558417771e-17))
+LN2_DD = (F64(0.693147180559945286226764), F64(2.319046813846299558417771e-17))
 
 
 def _rint_int(u):
@@ -55,12 +55,12 @@ def _poly4(x, x2, c3, c2, c1, c0):
     return fma64(x2, _poly2(x, c3, c2), _poly2(x, c1, c0))
 
 
-def _poly8(x, x2, x4, *c):
+def poly8(x, x2, x4, *c):
     return fma64(x4, _poly4(x, x2, *c[:4]), _poly4(x, x2, *c[4:]))
 
 
 def _poly10(x, x2, x4, x8, *c):
-    return fma64(x8, _poly2(x, *c[:2]), _poly8(x, x2, x4, *c[2:]))
+    return fma64(x8, _poly2(x, *c[:2]), poly8(x, x2, x4, *c[2:]))
 
 
 def _poly7(x, x2, x4, *c):
@@ -147,7 +147,7 @@ _LOG1P = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785
           0.6666666666667333541e+0)
 
 
-def _getexp(v):
+def getexp64(v):
     """vgetexp_vd_vd: floor(log2|v|) as a double (-inf at 0, inf at inf, nan at nan)."""
     e = (np.frexp(v)[1] - 1).astype(F64)
     e = np.where(v == 0, -np.inf, e)
@@ -162,7 +162,7 @@ def log1pd(d: np.ndarray, avx512: bool = True) -> np.ndarray:
     with np.errstate(all="ignore"):
         dp1 = d + 1.0
         if avx512:
-            e = _getexp(dp1 * (1.0 / 0.75))
+            e = getexp64(dp1 * (1.0 / 0.75))
             e = np.where(np.isposinf(e), 1024.0, e)
             t = _ldexp3(np.ones_like(d), -_rint_int(np.where(np.isfinite(e), e, 0.0)))
         else:
@@ -172,7 +172,7 @@ def log1pd(d: np.ndarray, avx512: bool = True) -> np.ndarray:
             t = _ldexp3(np.ones_like(d), -q)
             e = np.where(o, q - 64, q).astype(F64)
         m = fma64(d, t, t - 1.0)
-        s = dd_mul_df_f(_LN2_DD, e)
+        s = dd_mul_df_f(LN2_DD, e)
         x = dd_div_df((m, np.zeros_like(m)), dd_add_f_f(F64(2.0), m))
         x2 = x[0] * x[0]
         x4 = x2 * x2
@@ -199,7 +199,7 @@ _EXPK = (2.51069683420950419527139e-08, 2.76286166770270649116855e-07,
          0.166666666666666740681535, 0.500000000000000999200722)
 
 
-def _expk(d):
+def expk(d):
     """Sleef's expk: exp of a double-double, as a double."""
     u = (d[0] + d[1]) * _R_LN2
     dq = np.rint(u)
@@ -215,7 +215,7 @@ def _expk(d):
 
 
 def _poly16(x, x2, x4, x8, *c):
-    return fma64(x8, _poly8(x, x2, x4, *c[:8]), _poly8(x, x2, x4, *c[8:]))
+    return fma64(x8, poly8(x, x2, x4, *c[:8]), poly8(x, x2, x4, *c[8:]))
 
 
 def _poly21(x, x2, x4, x8, x16, *c):
@@ -272,7 +272,7 @@ def erfd(a: np.ndarray) -> np.ndarray:
         for _ in range(4):
             s2 = dd_squ_df(s2)
         s2 = dd_rec_df(s2)
-        far = _expk(t2)
+        far = expk(t2)
         t2 = (np.where(near, s2[0], far), np.where(near, s2[1], 0.0))
         t2 = dd_add2_df_f(t2, F64(-1.0))
         z = -(t2[0] + t2[1])
