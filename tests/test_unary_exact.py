@@ -320,3 +320,22 @@ def test_rules_that_read_only_the_input_are_pytorchs(name, dtype):
     t = ddx.trace(f"{name}(x)", {"x": x}, dtype=np.dtype(dtype).name)
     t.backward(gradient=g)
     assert same_bits(np.asarray(t.grads["x"]), want).sum() == 0
+
+
+@pytest.mark.parametrize("text, binding, want", [
+    ("sinh(x)", 1000.0, "sinh(x) gives inf (overflow) at SinhBackward0"),
+    ("log1p(x)", -1.0, "log1p(x) gives -inf (divide by zero) at Log1PBackward0"),
+    ("atanh(x)", 2.0, "atanh(x) gives nan (invalid value) at AtanhBackward0"),
+])
+@pytest.mark.parametrize("dtype, n", [("float64", 0), ("float32", 40), ("float64", 40)])
+def test_the_exact_kernels_still_name_where_inf_or_nan_came_from(text, binding, want, dtype, n):
+    """SPEC section 3: a domain problem gives inf or nan with a warning naming the node. The
+    SLEEF ports and the C library's functions raise no floating-point flags of their own:
+    numpy's are raised for them where the result is not finite (before, the value was
+    silent)."""
+    x = np.full(n, binding) if n else binding
+    for _ in range(2):  # (traced, then replayed)
+        t = ddx.trace(text, x=x, dtype=dtype)
+        got = t.warnings[0] if t.warnings else None
+        assert got is not None and got.startswith(want.split(" gives ")[0] + " gives "), got
+        assert want.split(" (")[1] in got

@@ -226,7 +226,7 @@ def _sleef(ufunc: np.ufunc, vector_name: str, libm_name: str | None, double=None
     are not done here)."""
     single: list = []
 
-    def call(x, out=None):
+    def exact(x, out=None):
         kind = type(x)
         if double is not None:
             if kind is np.float64 and out is None:
@@ -264,6 +264,14 @@ def _sleef(ufunc: np.ufunc, vector_name: str, libm_name: str | None, double=None
             out[...] = result
             return out
         return result if kind is np.ndarray else result[()]
+
+    def call(x, out=None):
+        r = exact(x, out)
+        kind = type(r)
+        if (kind is float or kind is np.float32 or kind is np.float64) and not math.isfinite(r) \
+                or kind is np.ndarray and r.dtype.kind == "f" and not np.isfinite(r).all():
+            ufunc(x)  # (numpy's own flags for what became inf or nan: the trace's warnings)
+        return r
 
     call.__name__ = call.__qualname__ = ufunc.__name__
     call.ufunc = ufunc
