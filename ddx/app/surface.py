@@ -43,6 +43,7 @@ from . import (
     pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,
     pystdlib,  # noqa: F401  (registers time, timeit, matplotlib, __name__)
+    pystdrandom,  # noqa: F401  (registers random)
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
     tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)

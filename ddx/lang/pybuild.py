@@ -217,8 +217,14 @@ class PythonBuilder(Builder):
     def string(self, *toks):
         return Ast("str", "".join(unquote(t[1]) for t in toks), (), (), toks[0][2], toks[-1][3])
 
-    def fstring(self, tok):
-        return Ast("fstr", fstring_parts(tok[1][1:], tok[2] + 1), (), (), tok[2], tok[3])
+    def fstring(self, *toks):  # (with the strings it is written next to: 'a' f'{b}' 'c')
+        parts: list = []
+        for tok in toks:
+            if tok[0] == "FSTRING":
+                parts.extend(fstring_parts(tok[1][1:], tok[2] + 1))
+            else:
+                parts.append(unquote(tok[1]))
+        return Ast("fstr", tuple(parts), (), (), toks[0][2], toks[-1][3])
 
     def listcomp(self, lsqb, expr, comp, rsqb):
         return Ast("comp", ("list", expr, *comp), (comp[1],), (), lsqb[2], rsqb[3])
