@@ -276,3 +276,27 @@ def exp2f(d: np.ndarray) -> np.ndarray:
         u = np.where(d >= F32(128), F32(np.inf), u)
         u = np.where(d < F32(-150), F32(0), u)
         return np.where(np.isnan(d), (d.view(I32) | I32(0x400000)).view(F32), u)
+
+
+def getmant(d):
+    """_mm512_getmant_ps(d, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan) for d >= 0: the
+    significand scaled into [0.75, 1.5)."""
+    f, _ = np.frexp(d)  # f in [0.5, 1)
+    f = f.astype(F32)
+    return np.where(f < F32(0.75), f * TWO, f)
+
+
+def logf(d: np.ndarray) -> np.ndarray:
+    """Sleef_logf16_u10 (xlogf_u1, AVX-512 form) of float32 d > 0 (what a softmax's sum is)."""
+    with np.errstate(all="ignore"):
+        e = getexp(d * FOUR_THIRDS)
+        e = np.where(e == F32(np.inf), F32(128), e)
+        m = getmant(d)
+        s = mul_df_f((np.full_like(e, LN2_HI), np.full_like(e, LN2_LO)), e)
+        x = div_dd(add2_ff(F32(-1), m), add2_ff(ONE, m))
+        x2 = x[0] * x[0]
+        t = _fma(np.full_like(x2, F32(0.3027294874)), x2, F32(0.3996108174))
+        t = _fma(t, x2, F32(0.6666694880))
+        s = add_dd(s, scale(x, TWO))
+        s = add_df_f(s, (x2 * x[0]) * t)
+        return s[0] + s[1]

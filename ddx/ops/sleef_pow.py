@@ -29,6 +29,7 @@ from .kernels_sleef import (
     add_f_df,
     div_dd,
     getexp,
+    getmant,
     mul_dd,
     mul_df_f,
     mulsign,
@@ -55,19 +56,11 @@ _C = (F32(0.66666662693023681640625), F32(3.69183861259614332084311e-09))
 _INF = F32(np.inf)
 
 
-def _getmant(d):
-    """_mm512_getmant_ps(d, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan) for d >= 0: the
-    significand scaled into [0.75, 1.5)."""
-    f, _ = np.frexp(d)  # f in [0.5, 1)
-    f = f.astype(F32)
-    return np.where(f < F32(0.75), f * TWO, f)
-
-
 def _logkf(d):
     """logkf (the AVX-512 form: exponent and significand by getexp and getmant)."""
     e = getexp(d * FOUR_THIRDS)
     e = np.where(e == _INF, F32(128), e)
-    m = _getmant(d)
+    m = getmant(d)
     x = div_dd(add2_ff(F32(-1), m), add2_ff(ONE, m))
     x2 = squ(x)
     t = np.full_like(x2[0], F32(0.240320354700088500976562))
