@@ -104,3 +104,19 @@ print(report(7))
 def test_strings_written_next_to_each_other_are_one_string(tmp_path):
     ours, theirs = ddx_and_python(STRINGS, tmp_path)
     assert ours == theirs == ["x = 2 and 2.50 b3 4c", "value 7 done"]
+
+
+NUMBERS = """
+import torch
+x = torch.ones(2, 3)
+print(torch.arange(x.numel()), torch.arange(x.dim()), torch.arange(0, x.numel(), 2))
+print(torch.full((2,), x.sum().item()), torch.linspace(0, x.numel(), 3))
+"""
+
+
+def test_numbers_methods_give_are_numbers_to_creation_functions(tmp_path):
+    """numel(), dim() and item() give Python numbers, which arange, full and linspace take
+    (before: "argument 'end' must be Number, not int")."""
+    torch_or_skip()
+    ours, theirs = ddx_and_python(NUMBERS, tmp_path)
+    assert len(ours) == 2 and ours == theirs

@@ -62,6 +62,8 @@ def number_arg(node: Ast, key: str, value: Any, position: int | None = None) -> 
         return value
     if isinstance(value, Tensor) and value.value.ndim == 0:
         return value.value.item()
+    if isinstance(value, (int, float)):  # (a number a method gave: numel(), dim(), .item())
+        return getattr(value, "raw", value)
     where = f" (position {position})" if position else ""
     raise DdxTypeError(f"{node.value}(): argument '{key}'{where} must be Number, not "
                        f"{kind_of(value)}", start=node.pos, end=node.end)
