@@ -187,7 +187,12 @@ class Output:
                 os.fsync(self.fh.fileno())
             self.fh.close()
             os.chmod(self.tmp, self.mode)
-            os.replace(self.tmp, self.real)
+            if self.sync:
+                os.replace(self.tmp, self.real)
+            else:  # (not synced: nor flushed by the rename, ddx/out/exchange.py)
+                from .exchange import replace_unflushed
+
+                replace_unflushed(self.tmp, self.real)
         except OSError as exc:
             self._abandon()
             raise DdxOutputError(f"cannot write {self.path}: {reason(exc)}") from None
