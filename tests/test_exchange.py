@@ -60,3 +60,16 @@ def test_a_link_as_target_is_followed_and_the_file_it_names_gets_the_results(tmp
     assert os.path.islink(tmp_path / "link.csv")
     assert (tmp_path / "real.csv").read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
+
+
+def test_the_temporary_file_is_new_private_and_never_an_existing_one(tmp_path, monkeypatch):
+    from ddx.out import outfile
+
+    (tmp_path / ".o.csv.000000000000.ddx-tmp").write_text("someone else's")
+    draws = iter([bytes(6), bytes(6), b"\x01" * 6])  # the first two names are taken
+    monkeypatch.setattr(os, "urandom", lambda n: next(draws))
+    fd, name = outfile._new_file(str(tmp_path), ".o.csv.", ".ddx-tmp")
+    os.close(fd)
+    assert name == str(tmp_path / ".o.csv.010101010101.ddx-tmp")
+    assert stat.S_IMODE(os.stat(name).st_mode) == 0o600 and os.path.getsize(name) == 0
+    assert (tmp_path / ".o.csv.000000000000.ddx-tmp").read_text() == "someone else's"
