@@ -1,5 +1,5 @@
 """`python -m ddx`."""
 
-from .app.cli import main
+from .app.cli_lean import main
 
-main(prog_name="ddx")
+main()

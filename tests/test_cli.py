@@ -189,7 +189,7 @@ def test_help_names_every_size_limit(run):
 
 
 def test_one_liners_and_batch_start_one_openblas_thread_unless_the_user_chose():
-    from ddx.app.cli_support import one_blas_thread
+    from ddx.app.cli_base import one_blas_thread
 
     env: dict = {}
     assert one_blas_thread(env, {}) and env == {"OPENBLAS_NUM_THREADS": "1"}

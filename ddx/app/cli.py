@@ -9,19 +9,9 @@ import click
 from .. import __version__
 from ..errors import DdxUsageError, hessian_needs_scalar
 from ..limits import LIMITS
+from .cli_base import guarded, one_blas_thread, pipe_gone, stderr_line, stdout_failed
 from .cli_io import open_bytes, read_text, stdout_console, write_out
-from .cli_support import (
-    DefaultGroup,
-    EvalCommand,
-    binding,
-    guarded,
-    one_blas_thread,
-    pipe_gone,
-    print_view,
-    split_bindings,
-    stderr_line,
-    stdout_failed,
-)
+from .cli_support import DefaultGroup, EvalCommand, print_view, split_bindings
 
 EXAMPLES = """\b
 Examples:
@@ -266,22 +256,18 @@ def batch_cmd(file, bindings, expr, csv_file, jsonl_file, data_file, fmt, mappin
               output, human, no_color, debug):
     """Many jobs (FILE or -, one per line) to JSON Lines; or --expr over --data FILE rows."""
     one_blas_thread()
+    if expr is not None or csv_file or jsonl_file or data_file:
+        from .datajob import data_command
+
+        sys.exit(data_command(file, bindings, expr=expr, csv_file=csv_file, jsonl_file=jsonl_file,
+                              data_file=data_file, fmt=fmt, mapping=mapping, keep=keep, dask=dask,
+                              output=output))
     from ..out.outfile import Output
     from ..textsafe import safe_text
     from . import batch
 
     start = batch.now()
     say = lambda text: stderr_line(safe_text(text))  # noqa: E731 - stderr, after a flush
-    data = csv_file or jsonl_file or data_file
-    if expr is not None or data:
-        if expr is None or not data or sum(map(bool, (csv_file, jsonl_file, data_file))) > 1:
-            raise DdxUsageError("data mode needs --expr and one of --data, --csv or --jsonl")
-        extra = dict(binding(b) for b in ((file,) if file else ()) + bindings)
-        from .datajob import data_mode
-
-        fmt = fmt or ("csv" if csv_file else "jsonl" if jsonl_file else None)
-        sys.exit(data_mode(expr, extra, data, output, fmt=fmt, mapping=mapping, keep=keep,
-                           say=say, start=start, now=batch.now, dask=dask))
     if bindings:
         raise DdxUsageError("job files take no NAME=VALUE arguments (put them on each line)")
     stream = sys.stdin.buffer if file in (None, "-") else open_bytes(file)

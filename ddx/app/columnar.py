@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import DdxUsageError
 from . import csvio
+from .parquetio import ParquetReader
 
 BLOCK_BYTES = 8 << 20  # bytes of text parsed at a time (memory stays flat, cores stay busy)
 PIECE_ROWS = 4096  # rows re-parsed at a time in a block that needs a second look
@@ -30,16 +31,6 @@ def polars():
     except ImportError:
         raise DdxUsageError("this needs Polars: pip install 'ddx[data]'") from None
     return pl
-
-
-def arrow():
-    """pyarrow, for Parquet only (CSV and JSON Lines do without its 0.5 s import)."""
-    try:
-        import pyarrow
-        import pyarrow.parquet  # noqa: F401
-    except ImportError:
-        raise DdxUsageError("Parquet needs PyArrow: pip install 'ddx[data]'") from None
-    return pyarrow
 
 
 def have_polars() -> bool:
@@ -309,21 +300,15 @@ class ParquetSource:
 
     def __init__(self, path: str, wanted: dict[str, str], kept: list[str]) -> None:
         self.pl = polars() if kept else None  # (kept columns go out as Polars frames)
-        arrow()
-        import pyarrow.parquet as pq
-
         # (pre-buffered batches pile up; a column chunk read whole is a row group's worth)
-        self.file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        self.file = ParquetReader(path, buffer_size=1 << 20)
         self.wanted = wanted
         self.kept = kept
 
     @staticmethod
     def header(path: str) -> tuple[list[str], dict]:
-        arrow()
-        import pyarrow.parquet as pq
-
         try:
-            schema = pq.read_schema(path)
+            schema = ParquetReader(path, buffer_size=0).schema
         except OSError as exc:
             raise DdxUsageError(f"cannot read {path}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a file that is no Parquet
@@ -343,7 +328,7 @@ class ParquetSource:
     def chunks(self) -> Iterator[Block]:
         cols = list(dict.fromkeys(list(self.wanted) + self.kept))
         first = 1
-        for batch in self.file.iter_batches(batch_size=PARQUET_ROWS, columns=cols):
+        for batch in self.file.batches(PARQUET_ROWS, cols):
             yield arrow_block(self.pl, batch, first, self.wanted, self.kept)
             first += batch.num_rows
 

@@ -138,13 +138,9 @@ class ParquetWriter:
     """Parquet: float64 results, null in a bad row; the kept columns with their own types."""
 
     def __init__(self, pl, out: IO[bytes], names: list[str], kept: list[str]) -> None:
-        from .columnar import arrow
+        from .parquetio import arrow, parquet_writer
 
-        arrow()
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        self.pa, self.pq = pa, pq
+        self.pa, self.new = arrow(), parquet_writer
         self.pl = pl
         self.out = out
         self.names = names
@@ -171,7 +167,7 @@ class ParquetWriter:
             # (no dictionaries for the results: trying them on distinct floats costs 6x the time;
             # nor compression: Snappy took a third of the writing of 10^7 rows and saved
             # nothing on such numbers. The kept columns have both, as Arrow's defaults.)
-            self.writer = self.pq.ParquetWriter(
+            self.writer = self.new(
                 _Unclosed(self.out), table.schema, use_dictionary=self.kept or False,
                 compression={**dict.fromkeys(self.kept, "snappy"),
                              **dict.fromkeys(self.names, "none")})
@@ -183,7 +179,8 @@ class ParquetWriter:
         if self.writer is None:  # no rows: still a valid file with the result columns
             pa = self.pa
             schema = pa.schema([(n, pa.float64()) for n in self.names])
-            self.writer = self.pq.ParquetWriter(_Unclosed(self.out), schema)
+            self.writer = self.new(_Unclosed(self.out), schema, use_dictionary=True,
+                                   compression="snappy")  # (Arrow's defaults)
         self.writer.close()
 
 

@@ -114,10 +114,15 @@ class DataJob:
         return self.columnar
 
     def execute(self, out: IO, report: Callable[[str], None],
-                progress: Callable[[int], None] | None = None) -> DataRun:
+                progress: Callable[[int], None] | None = None,
+                started: Callable[[], None] | None = None) -> DataRun:
+        """Run the job into ``out``; ``started()`` once the start-up is over (the first block's
+        results computed, or the plain reader about to read)."""
         if not self.columnar:
             from .data import open_text
 
+            if started is not None:
+                started()
             self.run.run(open_text(self.data), out, report, progress)
             return self.run
         source, names, kept = self.open()
@@ -137,6 +142,9 @@ class DataJob:
             for chunk in chunks:
                 with np.errstate(all="ignore"):
                     value, grads = run.compute(chunk)
+                if started is not None:
+                    started()
+                    started = None
                 for i, why in sorted(chunk.bad.items()):
                     report(f"row {chunk.first + i}: {why}")
                 behind.write(chunk, [value] + [grads[n] for n in names])
@@ -263,8 +271,9 @@ class _Renamed:
 def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None, *,
               fmt: str | None, mapping: tuple[str, ...], keep: bool,
               say: Callable[[str], None], start: float, now: Callable[[], float],
-              dask: str | None = None) -> int:
-    """The whole data mode of ``ddx batch``: run, report, and the exit code."""
+              dask: str | None = None, started: Callable[[], None] | None = None) -> int:
+    """The whole data mode of ``ddx batch``: run, report, and the exit code (``started``: for
+    DataJob.execute)."""
     from ..out.outfile import Output
     from .data import progress
 
@@ -273,6 +282,8 @@ def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None
                       parts=True)
         from .dask_job import run_dask
 
+        if started is not None:
+            started()
         with progress(data) as advance:
             rows, bad, warnings = run_dask(job, dask or None, output, say, advance)
     else:
@@ -282,7 +293,7 @@ def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None
         # file or the whole new one, whatever becomes of ddx)
         with Output(output, option="-o", inputs=(data,), binary=job.binary, sync=False) as out:
             with progress(data) as advance:  # (the output is checked before any read)
-                run = job.execute(out, lambda msg: say(f"error: {msg}"), advance)
+                run = job.execute(out, lambda msg: say(f"error: {msg}"), advance, started)
             out.flush()
         rows, bad, warnings = run.rows, run.bad_rows, run.warnings
     for message, count in list(warnings.items())[:5]:
@@ -291,3 +302,23 @@ def data_mode(expr: str, bindings: dict[str, str], data: str, output: str | None
     rate = f", {rows / took:,.0f} rows/s" if took > 0 and rows else ""
     say(f"batch: {rows} rows, {bad} bad, {took:.2f} s{rate}")
     return 1 if bad else 0
+
+
+def data_command(file, bindings, *, expr=None, csv_file=None, jsonl_file=None, data_file=None,
+                 fmt=None, mapping=(), keep=False, dask=None, output=None, started=None) -> int:
+    """``ddx batch`` in data mode (--expr over --data, --csv or --jsonl): its exit code."""
+    import time
+
+    from ..textsafe import safe_text
+    from .cli_base import binding, stderr_line
+
+    now = time.perf_counter
+    start = now()
+    data = csv_file or jsonl_file or data_file
+    if expr is None or not data or sum(map(bool, (csv_file, jsonl_file, data_file))) > 1:
+        raise DdxUsageError("data mode needs --expr and one of --data, --csv or --jsonl")
+    extra = dict(binding(b) for b in ((file,) if file else ()) + bindings)
+    fmt = fmt or ("csv" if csv_file else "jsonl" if jsonl_file else None)
+    return data_mode(expr, extra, data, output, fmt=fmt, mapping=mapping, keep=keep,
+                     say=lambda text: stderr_line(safe_text(text)), start=start, now=now,
+                     dask=dask, started=started)

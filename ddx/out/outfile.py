@@ -148,12 +148,9 @@ class Output:
             if st is not None and not stat.S_ISREG(st.st_mode):
                 self.fh = open(path, mode, **kw)  # noqa: SIM115 - closed in __exit__
             else:
-                import tempfile  # (a few ms: only when a file is written)
-
                 real = os.path.realpath(path)  # a link keeps pointing at the (new) file
                 folder, base = os.path.split(real)
-                fd, self.tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".ddx-tmp",
-                                                dir=folder)
+                fd, self.tmp = _new_file(folder, f".{base}.", ".ddx-tmp")
                 self.fh = os.fdopen(fd, mode, **kw)
                 self.real = real
                 self.mode = (st.st_mode & 0o7777) if st is not None else 0o666 & ~_umask()
@@ -187,7 +184,12 @@ class Output:
                 os.fsync(self.fh.fileno())
             self.fh.close()
             os.chmod(self.tmp, self.mode)
-            os.replace(self.tmp, self.real)
+            if self.sync:
+                os.replace(self.tmp, self.real)
+            else:  # (not synced: nor flushed by the rename, ddx/out/exchange.py)
+                from .exchange import replace_unflushed
+
+                replace_unflushed(self.tmp, self.real)
         except OSError as exc:
             self._abandon()
             raise DdxOutputError(f"cannot write {self.path}: {reason(exc)}") from None
@@ -203,6 +205,21 @@ class Output:
                 os.unlink(self.tmp)
             except OSError:
                 pass
+
+
+def _new_file(folder: str, prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file of a name no other has (``prefix``, random letters, ``suffix``), open for
+    writing, readable by its owner only: tempfile.mkstemp's work without importing tempfile
+    (with shutil, random, bz2 and lzma: 5 ms of a 0.3 s data job)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) \
+        | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        name = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no temporary name left", folder)
 
 
 def _umask() -> int:
