@@ -260,14 +260,23 @@ def logsumexp_jvp(ts, out, a, dim=None, keepdim=False):
 
 
 # --- cumsum, cumprod -----------------------------------------------------------------------------
+def _running(fn, a, dim):
+    """ATen's cpu_cum_base_kernel: one after another along dim, in acc_type (double for a
+    float32 tensor: each partial rounded to float32 only as it is stored). ``fn`` np.cumsum
+    or np.cumprod (what dual numbers carry a tangent through)."""
+    if type(a) is np.ndarray and a.dtype == np.float32:
+        return fn(a, axis=dim, dtype=np.float64).astype(np.float32)
+    return fn(a, axis=dim)
+
+
 def cumsum(a, dim=0):
-    return np.cumsum(a, axis=dim) if np.ndim(a) else a * 1
+    return _running(np.cumsum, a, dim) if np.ndim(a) else a * 1
 
 
 def rev_cumsum(g, dim):
     if not np.ndim(g):
         return g
-    return np.flip(np.cumsum(np.flip(g, dim), axis=dim), dim)
+    return np.flip(_running(np.cumsum, np.flip(g, dim), dim), dim)
 
 
 def cumsum_vjp(g, out, a, dim=0):
@@ -275,7 +284,7 @@ def cumsum_vjp(g, out, a, dim=0):
 
 
 def cumprod(a, dim=0):
-    return np.cumprod(a, axis=dim) if np.ndim(a) else a * 1
+    return _running(np.cumprod, a, dim) if np.ndim(a) else a * 1
 
 
 def cumprod_vjp(g, out, a, dim=0):

@@ -1,0 +1,66 @@
+"""float32 binary cross-entropy on logits and running sums bit for bit with PyTorch's CPU build:
+``binary_cross_entropy_with_logits`` as ATen writes it ((1 - t) * x - log_sigmoid(x), its
+backward (sigmoid(x) - t) * grad divided by the count afterwards) and cumsum/cumprod, which
+ATen accumulates in double for a float32 tensor. torch 2.13 is the oracle, through ddx run and
+python."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import ddx_and_python, torch_or_skip
+
+from ddx.ops import kernels_reduce
+
+BCE = """
+import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(8, 37, requires_grad=True)
+t = (torch.rand(8, 37) > 0.5).float()
+w = torch.rand(37); pw = torch.rand(37) * 3
+for kw in ({}, {"weight": w}, {"pos_weight": pw}, {"weight": w, "pos_weight": pw},
+           {"reduction": "sum"}, {"reduction": "none"}):
+    x.grad = None
+    y = F.binary_cross_entropy_with_logits(x, t, **kw)
+    (y if y.dim() == 0 else (y * t).sum()).backward()
+    print(sorted(kw), y.sum().item(), x.grad.sum().item(), x.grad[3, 5].item(), x.grad[7, 36].item())
+x.grad = None
+loss = torch.nn.BCEWithLogitsLoss()(x, t)
+loss.backward()
+print(loss.item(), x.grad[1, 1].item())
+"""
+
+
+def test_binary_cross_entropy_on_logits_is_pytorchs(tmp_path):
+    torch_or_skip()
+    ours, theirs = ddx_and_python(BCE, tmp_path)
+    assert len(ours) == 7 and ours == theirs
+
+
+CUMULATIVE = """
+import torch
+torch.manual_seed(0)
+x = torch.randn(8, 37, requires_grad=True)
+w = torch.randn(8, 37)
+for dim in (1, 0, -1):
+    x.grad = None
+    y = torch.cumsum(x, dim=dim)
+    (y * w).sum().backward()
+    print(y.sum().item(), y[3, 36].item(), x.grad.sum().item(), x.grad[2, 0].item())
+z = torch.cumprod(x[:, :10] * 0.3 + 1, dim=1)
+print(z.sum().item(), z[7, 9].item(), x.cumsum(0)[7].tolist()[:4])
+"""
+
+
+def test_running_sums_and_products_are_pytorchs(tmp_path):
+    torch_or_skip()
+    ours, theirs = ddx_and_python(CUMULATIVE, tmp_path)
+    assert len(ours) == 4 and ours == theirs
+
+
+def test_a_float32_running_sum_adds_in_double():
+    x = np.array([1.0, 2.0 ** -24, 2.0 ** -24, 2.0 ** -24], np.float32)
+    got = kernels_reduce.cumsum(x, 0)  # (float32 steps would never leave 1.0)
+    assert got.dtype == np.float32
+    # (1 + 3 * 2**-24 lies halfway between two floats: it rounds to the even one, 1 + 2**-22)
+    assert got.tolist() == [1.0, 1.0, 1 + 2.0 ** -23, 1 + 2.0 ** -22]
