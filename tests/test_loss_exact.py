@@ -1,4 +1,5 @@
-"""float32 binary cross-entropy on logits and running sums bit for bit with PyTorch's CPU build:
+"""float32 binary cross-entropy on logits, logsumexp and running sums bit for bit with PyTorch's
+CPU build:
 ``binary_cross_entropy_with_logits`` as ATen writes it ((1 - t) * x - log_sigmoid(x), its
 backward (sigmoid(x) - t) * grad divided by the count afterwards) and cumsum/cumprod, which
 ATen accumulates in double for a float32 tensor. torch 2.13 is the oracle, through ddx run and
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from conftest import ddx_and_python, torch_or_skip
+from test_vml import mkl_or_skip
 
 from ddx.ops import kernels_reduce
 
@@ -64,3 +66,25 @@ def test_a_float32_running_sum_adds_in_double():
     assert got.dtype == np.float32
     # (1 + 3 * 2**-24 lies halfway between two floats: it rounds to the even one, 1 + 2**-22)
     assert got.tolist() == [1.0, 1.0, 1 + 2.0 ** -23, 1 + 2.0 ** -22]
+
+
+LOGSUMEXP = """
+import torch
+torch.manual_seed(0)
+x = torch.randn(8, 37, requires_grad=True)
+for kw in ({"dim": 1}, {"dim": 0}, {"dim": -1, "keepdim": True}, {"dim": (0, 1)}):
+    x.grad = None
+    y = torch.logsumexp(x, **kw)
+    (y * torch.arange(1, y.numel() + 1).reshape(y.shape)).sum().backward()
+    print(kw, y.sum().item(), y.flatten()[0].item(), x.grad.sum().item(), x.grad[3, 5].item())
+print(torch.logsumexp(torch.tensor([[float('inf'), 1.0], [float('-inf'), float('-inf')]]), 1))
+"""
+
+
+def test_logsumexp_is_pytorchs(tmp_path):
+    """logsumexp_out_impl: torch's exp, its sum's order and its log (MKL's in float32 with
+    the extra, as torch.exp and torch.log); the backward grad * (x - result).exp()."""
+    torch_or_skip()
+    mkl_or_skip()
+    ours, theirs = ddx_and_python(LOGSUMEXP, tmp_path)
+    assert len(ours) == 5 and ours == theirs

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from . import vml
 from .kernels_sum import torch_mean, torch_sum
 
 
@@ -240,17 +241,25 @@ def norm_jvp(ts, out, a, p=2.0, dim=None, keepdim=False):
 
 # --- logsumexp -----------------------------------------------------------------------------------
 def logsumexp(a, dim=None, keepdim=False):
+    """logsumexp_out_impl: the max, 0 where it is infinite; (a - max).exp(), summed in
+    ATen's order, its log, plus the max (float arrays: torch's exp, sum and log)."""
     # (initial: the log of an empty sum is -inf, as PyTorch gives)
     m = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
-    m = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(divide="ignore"):
-        s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
+    if type(a) is np.ndarray and a.dtype.kind == "f" and a.size:
+        m = np.where(np.abs(m) == np.inf, 0.0, m).astype(a.dtype)
+        axes = tuple(sorted(d % a.ndim for d in _axes(np.shape(a), dim))) if a.ndim else ()
+        with np.errstate(divide="ignore", over="ignore"):
+            s = vml.log(np.asarray(torch_sum(vml.exp(a - m), axes, True))) + m
+    else:
+        m = np.where(np.isfinite(m), m, 0.0)
+        with np.errstate(divide="ignore"):
+            s = np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True)) + m
     return s if keepdim else np.reshape(s, np.shape(np.sum(a, axis=dim)))
 
 
 def logsumexp_vjp(g, out, a, dim=None, keepdim=False):
     shape = np.shape(a)
-    return expand(g, shape, dim, keepdim) * np.exp(a - kept_value(out, shape, dim, keepdim))
+    return expand(g, shape, dim, keepdim) * vml.exp(a - kept_value(out, shape, dim, keepdim))
 
 
 def logsumexp_jvp(ts, out, a, dim=None, keepdim=False):
