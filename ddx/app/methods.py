@@ -6,7 +6,7 @@ import numpy as np
 
 from ..engine import reverse
 from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError
-from ..graph import calls_create, record
+from ..graph import calls_create, create_dropout, record
 from ..graph.args import check_arity
 from ..graph.program import Evaluator
 from ..graph.tensor import Tensor, changed_in_place
@@ -156,6 +156,7 @@ TENSOR_METHODS = {
     "size": m_size,
     "numpy": m_numpy,
     **calls_create.TENSOR_METHODS,  # normal_, uniform_, new_ones, ...
+    **create_dropout.TENSOR_METHODS,  # bernoulli_
 }
 TENSOR_ATTRS = ["grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "ndim", "data", "device",
                 "T"]

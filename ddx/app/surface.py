@@ -23,6 +23,7 @@ from . import (
     pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
     pycontext,
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
+    pydropout,  # noqa: F401  (registers nn.Dropout)
     pydunder,
     pyexec,
     pyexpr,

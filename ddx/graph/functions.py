@@ -21,6 +21,7 @@ from . import (
     calls_more,
     calls_reduce,
     calls_shape,
+    create_dropout,
 )
 from .args import Evaluating, as_tensor, check_arity, params, unary_input
 from .tensor import Tensor
@@ -28,7 +29,8 @@ from .values import weak
 
 # (their tables are merged below)
 CALL_MODULES = (calls_arith, calls_compare, calls_reduce, calls_linalg, calls_shape, calls_create,
-                calls_layers, calls_composite, calls_more, calls_misc, calls_compose)
+                calls_layers, calls_composite, calls_more, calls_misc, calls_compose,
+                create_dropout)
 
 __all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 

@@ -4,12 +4,12 @@ cosine_similarity) are recorded as those ops by their callers, ddx/graph/calls_l
 
 from __future__ import annotations
 
+from .kernels_bce import bce_logits
 from .kernels_loss import (
     BCE,
     HUBER,
     MSE,
     SMOOTH_L1,
-    bce_logits,
     clamped,
     emit_clamped,
     emit_nll,
