@@ -1,5 +1,5 @@
-"""float32 binary cross-entropy on logits, logsumexp and running sums bit for bit with PyTorch's
-CPU build:
+"""float32 binary cross-entropy on logits, logsumexp, var/std along a dim and running sums bit
+for bit with PyTorch's CPU build:
 ``binary_cross_entropy_with_logits`` as ATen writes it ((1 - t) * x - log_sigmoid(x), its
 backward (sigmoid(x) - t) * grad divided by the count afterwards) and cumsum/cumprod, which
 ATen accumulates in double for a float32 tensor. torch 2.13 is the oracle, through ddx run and
@@ -88,3 +88,27 @@ def test_logsumexp_is_pytorchs(tmp_path):
     mkl_or_skip()
     ours, theirs = ddx_and_python(LOGSUMEXP, tmp_path)
     assert len(ours) == 5 and ours == theirs
+
+
+VAR = """
+import torch
+torch.manual_seed(0)
+for dt in (torch.float32, torch.float64):
+    x = torch.randn(8, 37, dtype=dt, requires_grad=True)
+    for name, f, kw in (("var", torch.var, {"dim": 1}), ("var", torch.var, {"dim": 0}),
+                        ("std", torch.std, {"dim": 1}), ("var", torch.var, {"dim": (0, 1)}),
+                        ("var", torch.var, {}), ("std", torch.std, {}),
+                        ("var", torch.var, {"dim": 1, "correction": 0, "keepdim": True})):
+        x.grad = None
+        y = f(x, **kw)
+        (y * torch.arange(1, y.numel() + 1).reshape(y.shape)).sum().backward()
+        print(name, kw, y.sum().item(), y.flatten()[0].item(), x.grad.sum().item(), x.grad[3, 5].item())
+"""
+
+
+def test_var_and_std_along_a_dim_are_pytorchs(tmp_path):
+    """std_var_kernel_impl's Welford recurrence in double (the root taken in double), and
+    var_backward's (2 / (N - correction)) * grad * (x - x.mean(dim, True))."""
+    torch_or_skip()
+    ours, theirs = ddx_and_python(VAR, tmp_path)
+    assert len(ours) == 14 and ours == theirs
