@@ -36,6 +36,7 @@ from . import (
     pymodules,
     pynn,  # (registers torch.nn)
     pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
+    pynn_more,  # noqa: F401  (registers the losses' signatures, nn.Identity, nn.Hardtanh, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyorder,
     pyprint,  # (registers torch.set_printoptions)
