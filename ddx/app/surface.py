@@ -27,6 +27,7 @@ from . import (
     pyexec,
     pyexpr,
     pyfunc,  # noqa: F401  (registers torch.func, torch.autograd.forward_ad)
+    pyfunctional_graph,  # noqa: F401  (registers torch.autograd.functional's create_graph)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
     pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)
