@@ -32,6 +32,7 @@ from . import (
     pygradfn,  # (registers y.grad_fn(g))
     pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)
     pyhooks,  # noqa: F401  (registers register_hook)
+    pyindexadd,  # noqa: F401  (registers index_add_, index_add)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,
@@ -295,7 +296,9 @@ def show(ev: Evaluator, value: Any) -> str:
                            is_leaf=value.is_leaf)
         return "Parameter containing:\n" + text if value in pynn.PARAMETERS else text
     if isinstance(value, (Function, AccumulateGrad)):
-        return f"<{value.name} object at {ev.addresses.of(value)}>"
+        custom = isinstance(value, Function) and value.op.name.startswith("custom_")
+        where = "torch.autograd.function." if custom else ""  # (a user's autograd.Function)
+        return f"<{where}{value.name} object at {ev.addresses.of(value)}>"
     if isinstance(value, ReturnTypes):  # torch.return_types.max(values=..., indices=...)
         parts = ",\n".join(f"{f}={show(ev, v)}" for f, v in zip(value.fields, value))
         return f"torch.return_types.{value.name}(\n{parts})"
