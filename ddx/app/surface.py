@@ -33,6 +33,7 @@ from . import (
     pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)
     pyhooks,  # noqa: F401  (registers register_hook)
     pyindexadd,  # noqa: F401  (registers index_add_, index_add)
+    pyinference,  # (registers inference_mode, is_inference_mode_enabled)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,
@@ -197,6 +198,8 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             return detach(ev, node, obj)
         if name == "T":
             return FUNCTIONS["transpose"](ev, node, [obj], {})
+        if name == "_version":
+            return pyinference.version(obj)
         raise _no_attr(node, "'Tensor' object", TENSOR_ATTRS + list(TENSOR_METHODS))
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "next_functions":
@@ -222,7 +225,7 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
 
 
 _TENSOR_ATTRS = frozenset(("grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype",
-                           "ndim", "data", "device", "is_cuda"))
+                           "ndim", "data", "device", "is_cuda", "_version"))
 
 
 def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
