@@ -42,6 +42,7 @@ from . import (
     pynn_more,  # noqa: F401  (registers the losses' signatures, nn.Identity, nn.Hardtanh, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyorder,
+    pyposthooks,  # noqa: F401  (registers register_post_accumulate_grad_hook)
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
     pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
