@@ -1,7 +1,8 @@
 """x.index_add_(dim, index, source, alpha=1) and its out-of-place x.index_add / torch.index_add,
 on tensors autograd does not record (a custom Function's backward builds its gradient so:
 ``grad_input.index_add_(0, idx, g1)``): source's slices added one after the other, in the
-index's order, as ATen's CPU loop adds them. Recorded, it is one clear error."""
+index's order, as ATen's CPU loop adds them. Recorded, it is one clear error. Also x.scatter_
+(the scatter row, in place)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..graph import record
 from ..graph.args import bind
 from ..graph.create_args import int_arg
 from ..graph.tensor import Tensor
-from .pyinplace import write
+from .pyinplace import in_place, write
 from .pyvalues import torch_type_name
 
 
@@ -76,6 +77,7 @@ def register() -> None:
     TENSOR_METHODS.setdefault("index_add_", m_index_add_)
     TENSOR_METHODS.setdefault("index_add", m_index_add)
     EXTRA["torch"].setdefault("index_add", Native("index_add", fn_index_add))
+    TENSOR_METHODS.setdefault("scatter_", in_place("scatter"))  # (the scatter row, in place)
 
 
 register()

@@ -48,6 +48,7 @@ from . import (
     pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,
     pystdlib,  # noqa: F401  (registers time, timeit, matplotlib, __name__)
+    pystorage,  # noqa: F401  (registers storage_offset)
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
     tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)
