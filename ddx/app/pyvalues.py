@@ -333,7 +333,8 @@ def binary(ev, node, op: str, a: Any, b: Any) -> Any:
 
 
 def torch_type_name(dtype) -> str:
-    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool"}.get(
+    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}.get(
         np.dtype(dtype).name, np.dtype(dtype).name)
 
 
