@@ -7,8 +7,10 @@ import numpy as np
 
 from ..errors import DdxRuntimeError
 from ..lang.tree import Ast
-from .args import Evaluating, as_tensor, bind
+from ..ops import OPS
+from .args import Evaluating, as_tensor, bind, check_arity
 from .tensor import Tensor
+from .values import weak
 
 MODES = (None, "trunc", "floor")
 
@@ -17,11 +19,20 @@ def _plain(v):
     return None if v is None else str(v) if isinstance(v, str) else v
 
 
-def div(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    from .functions import KINDS
+def _true_div(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """div without rounding_mode: a binary row's call (functions._binary_fn's)."""
+    check_arity(node, args, 2, kw)
+    a, b = (as_tensor(ev, node, x) for x in args)
+    if a.weak and b.weak:
+        return weak(float(OPS["div"].fn(a.value, b.value)))
+    ev.check_broadcast(Ast("bin", "div", (), (), start=node.start, end=node.end, pos=node.pos),
+                       a, b)
+    return ev.op("div", node, [a, b])
 
+
+def div(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     if "rounding_mode" not in kw:
-        return KINDS["binary"]("div")(ev, node, args, kw)
+        return _true_div(ev, node, args, kw)
     given = bind(node, args, kw, ("input", "other", "rounding_mode"), 2)
     mode = _plain(given["rounding_mode"])
     if mode not in MODES:
