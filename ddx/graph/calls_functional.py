@@ -88,3 +88,5 @@ def meshgrid(ev: Evaluating, node: Ast, args: list, kw: dict) -> tuple:
 NAMED = {"broadcast_tensors": broadcast_tensors, "atleast_1d": _atleast(1),
          "atleast_2d": _atleast(2), "atleast_3d": _atleast(3), "meshgrid": meshgrid}
 NAMED_SPACES = {name: ("torch",) for name in NAMED}
+# torch.flip(x, [0, 1]): its [..] is a list of dims, not a vector literal
+LISTS = {"flip"}

@@ -115,7 +115,8 @@ def _integers(ev: Evaluating, node: Ast, shape: tuple, low: int, high: int,
 
 def fn_randint(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     rest = {k: v for k, v in kw.items() if k not in OPTIONS}
-    names = ("low", "high", "size") if len(args) >= 3 or "low" in rest else ("high", "size")
+    names = ("low", "high", "size") if len(args) >= 3 or "low" in rest or (
+        len(args) == 2 and "size" in rest) else ("high", "size")
     given = bind(node, args, rest, names, len(names))
     at = {k: (i + 1 if i < len(args) else None) for i, k in enumerate(names)}
     low = int_arg(node, "low", given["low"], at["low"]) if "low" in given else 0
