@@ -49,7 +49,7 @@ def _jax(args, t, lib) -> str:
     return f"jnp.trunc({a} / {b})" if mode == "trunc" else f"jnp.floor_divide({a}, {b})"
 
 
-op("div_rounding", "DivBackward2", divided, _slope_a, _slope_b, reads="i", saves=True,
+op("div_rounding", "DivBackward2", divided, _slope_a, _slope_b, reads="i", elementwise=False,
    emit={"torch": "torch.div({0}, {1}, rounding_mode={rounding_mode!r})", "jax": _jax},
    hint="a division by zero: add an epsilon to the denominator",
    kink=(_at_jump, "trunc and floor jump where a / b is an integer (slope 0 elsewhere)"),
