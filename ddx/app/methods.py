@@ -140,7 +140,10 @@ def m_size(ev, node, t, args, kw):
 
 
 def m_numpy(ev, node, t, args, kw):
-    if t.requires_grad:
+    """x.numpy(force=False): refused on a tensor that requires grad while grad mode is on
+    (PyTorch's check reads both: under no_grad, or in a custom Function's forward, it works)."""
+    force = truth(kw["force"][0]) if "force" in kw else False
+    if t.requires_grad and record.GRAD_MODE.enabled and not force:
         raise DdxRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                               "tensor.detach().numpy() instead.")
     return NumpyArray(t.value)

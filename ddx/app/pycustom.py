@@ -14,6 +14,7 @@ from ..graph import record
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
 from . import pyhooks
+from .pycustom_multi import apply_many
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
@@ -25,12 +26,16 @@ class Ctx:
         self.saved: tuple = ()
         self.attrs: dict = {}
         self.needs_input_grad: tuple = ()
+        self.non_differentiable: set = set()
 
     def py_method(self, ev, node, name, args, kw):
         if name == "save_for_backward":
             self.saved = tuple(args)
             return None
-        if name in ("mark_dirty", "mark_non_differentiable", "set_materialize_grads"):
+        if name == "mark_non_differentiable":
+            self.non_differentiable.update(id(a) for a in args)
+            return None
+        if name in ("mark_dirty", "set_materialize_grads"):
             return None
         raise DdxTypeError(f"'FunctionCtx' object has no attribute '{name}'")
 
@@ -82,12 +87,17 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
         out = call_value(ev, node, forward, [ctx, *args], kw)
     finally:
         record.GRAD_MODE.enabled = before
-    if not isinstance(out, Tensor):
-        raise DdxTypeError(f"{cls.name}.forward must return a tensor here")
+    many = isinstance(out, tuple) and any(isinstance(t, Tensor) for t in out)
+    if not isinstance(out, Tensor) and not many:
+        raise DdxTypeError(f"{cls.name}.forward must return a tensor or a tuple of them")
     inputs = [a for a in args if isinstance(a, Tensor) and not a.weak]
     if not (before and any(t.requires_grad for t in inputs)):
         return out
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and not a.weak]
+    if many:
+        return apply_many(ev, node, cls.name, out, inputs, positions,
+                          lambda grads: _run_backward(ev, node, backward, ctx, grads),
+                          ctx.non_differentiable)
     memo: dict = {}
 
     def grads(g):
@@ -125,6 +135,19 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
     result.label = ev.label(node)
     ev.nodes.append(result)
     return result
+
+
+def _run_backward(ev, node, backward, ctx: Ctx, grads: list):
+    """The user's backward on one gradient per output, with grad mode off, run by the
+    evaluator running the backward pass (a later statement's, which prints)."""
+    from .pycalls import call_value
+
+    record.GRAD_MODE.enabled = False
+    try:
+        now = pyhooks.ACTIVE[-1] if pyhooks.ACTIVE else ev
+        return call_value(now, node, backward, [ctx, *grads], {})
+    finally:
+        record.GRAD_MODE.enabled = True
 
 
 def _staticmethod(ev, node, args, kw):

@@ -216,4 +216,6 @@ def _hvp(what: str):
 FUNCTIONAL = {"jacobian": fn_jacobian, "hessian": fn_hessian, "vjp": fn_vjp, "jvp": fn_jvp,
               "hvp": _hvp("hvp"), "vhp": _hvp("vhp")}
 
-__all__ = ["FUNCTIONAL"]
+parse, as_tuple = _parse, _as_tuple  # (pyfunctional_graph's create_graph forms use them)
+
+__all__ = ["FUNCTIONAL", "as_tuple", "parse"]

@@ -20,6 +20,7 @@ from ..lang.tree import Ast
 from . import pynumpy
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
 from .pynumpy import NumpyArray
+from .pyrange import RangeList
 from .values import NOTHING, Device, PyNumber, Size, Str, python_truth
 
 MAX_DEPTH = 40  # calls of the user's own functions, nested (Python's RecursionError past it)
@@ -297,10 +298,18 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
     if op in ("==", "!=") and (a is None or b is None or isinstance(a, (list, tuple, str)) or
                                isinstance(b, (list, tuple, str))):
         same = a is b or (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and
-                          (type(a) is list) == (type(b) is list) and
+                          _sequence_kind(a) == _sequence_kind(b) and
                           _plain(a) == _plain(b))  # (x.shape == (2, 3): a Size is a tuple)
         return same == (op == "==")
     return NotImplemented
+
+
+def _sequence_kind(v) -> str:
+    """What Python's == tells apart: a tuple (torch.Size too), a range, a list (a ``[..]``
+    literal too): range(3) == (0, 1, 2) and [0, 1] == (0, 1) are False."""
+    if isinstance(v, tuple):
+        return "tuple"
+    return "range" if isinstance(v, RangeList) and v.range_text is not None else "list"
 
 
 def _plain(items) -> list:
@@ -333,7 +342,8 @@ def binary(ev, node, op: str, a: Any, b: Any) -> Any:
 
 
 def torch_type_name(dtype) -> str:
-    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool"}.get(
+    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}.get(
         np.dtype(dtype).name, np.dtype(dtype).name)
 
 

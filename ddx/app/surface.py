@@ -28,23 +28,29 @@ from . import (
     pyexec,
     pyexpr,
     pyfunc,  # noqa: F401  (registers torch.func, torch.autograd.forward_ad)
+    pyfunctional_graph,  # noqa: F401  (registers torch.autograd.functional's create_graph)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
     pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)
     pyhooks,  # noqa: F401  (registers register_hook)
+    pyindexadd,  # noqa: F401  (registers index_add_, index_add)
+    pyinference,  # (registers inference_mode, is_inference_mode_enabled)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,
     pynn,  # (registers torch.nn)
     pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
+    pynn_more,  # noqa: F401  (registers the losses' signatures, nn.Identity, nn.Hardtanh, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyorder,
+    pyposthooks,  # noqa: F401  (registers register_post_accumulate_grad_hook)
     pyprint,  # (registers torch.set_printoptions)
     pysaved,
     pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,
     pystdlib,  # noqa: F401  (registers time, timeit, matplotlib, __name__)
     pystdrandom,  # noqa: F401  (registers random)
+    pystorage,  # noqa: F401  (registers storage_offset)
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
     tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)
@@ -196,6 +202,8 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
             return detach(ev, node, obj)
         if name == "T":
             return FUNCTIONS["transpose"](ev, node, [obj], {})
+        if name == "_version":
+            return pyinference.version(obj)
         raise _no_attr(node, "'Tensor' object", TENSOR_ATTRS + list(TENSOR_METHODS))
     if isinstance(obj, (Function, AccumulateGrad)):
         if name == "next_functions":
@@ -221,7 +229,7 @@ def get_attr(ev: Evaluator, node: Ast, obj: Any) -> Any:
 
 
 _TENSOR_ATTRS = frozenset(("grad", "grad_fn", "requires_grad", "is_leaf", "shape", "dtype",
-                           "ndim", "data", "device", "is_cuda"))
+                           "ndim", "data", "device", "is_cuda", "_version"))
 
 
 def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
@@ -295,7 +303,9 @@ def show(ev: Evaluator, value: Any) -> str:
                            is_leaf=value.is_leaf)
         return "Parameter containing:\n" + text if value in pynn.PARAMETERS else text
     if isinstance(value, (Function, AccumulateGrad)):
-        return f"<{value.name} object at {ev.addresses.of(value)}>"
+        custom = isinstance(value, Function) and value.op.name.startswith("custom_")
+        where = "torch.autograd.function." if custom else ""  # (a user's autograd.Function)
+        return f"<{where}{value.name} object at {ev.addresses.of(value)}>"
     if isinstance(value, ReturnTypes):  # torch.return_types.max(values=..., indices=...)
         parts = ",\n".join(f"{f}={show(ev, v)}" for f, v in zip(value.fields, value))
         return f"torch.return_types.{value.name}(\n{parts})"

@@ -25,6 +25,9 @@ def _alpha(name: str, scaled: str):
             return ev.binary(Ast("bin", {"add": "+", "sub": "-"}[name], (), (), start=node.start,
                                  end=node.end, pos=node.pos), a, b)
         alpha = number(node, "alpha", given["alpha"])
+        if a.value.dtype.kind in "iu" and b.value.dtype.kind in "iu" and \
+                float(alpha).is_integer():
+            alpha = int(alpha)  # (integer tensors stay integers: torch.sub(a, b, alpha=2))
         if b.weak:  # torch.add(x, 2, alpha=3): the number scaled first, as PyTorch does
             return ev.binary(Ast("bin", {"add": "+", "sub": "-"}[name], (), (), start=node.start,
                                  end=node.end, pos=node.pos), a,

@@ -1,5 +1,5 @@
 """Random creation functions (rand randn randint randperm normal, the *_like forms), the in-place
-normal_ and uniform_, and manual_seed / initial_seed / seed: PyTorch's CPU numbers from the
+normal_, uniform_ and random_, and manual_seed / initial_seed / seed: PyTorch's CPU numbers from the
 process's one generator (ddx/ops/rng.py). A REPL statement that fails leaves the generator
 as it was (its undo log keeps the state), and a program that draws is never replayed from a
 recorded graph (its numbers would be frozen)."""
@@ -115,7 +115,8 @@ def _integers(ev: Evaluating, node: Ast, shape: tuple, low: int, high: int,
 
 def fn_randint(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     rest = {k: v for k, v in kw.items() if k not in OPTIONS}
-    names = ("low", "high", "size") if len(args) >= 3 or "low" in rest else ("high", "size")
+    names = ("low", "high", "size") if len(args) >= 3 or "low" in rest or (
+        len(args) == 2 and "size" in rest) else ("high", "size")
     given = bind(node, args, rest, names, len(names))
     at = {k: (i + 1 if i < len(args) else None) for i, k in enumerate(names)}
     low = int_arg(node, "low", given["low"], at["low"]) if "low" in given else 0
@@ -241,4 +242,46 @@ NAMED = {
     "initial_seed": fn_initial_seed,
     "seed": fn_seed,
 }
-TENSOR_METHODS = {"normal_": m_normal_, "uniform_": m_uniform_}
+def _full_range(ev: Evaluating, n: int, dtype: np.dtype) -> np.ndarray:
+    """random_() with no bounds: ATen's uniform_int, a word modulo 2**digits + 1 for floats
+    (one 32-bit word for float32, random64() for float64), random64() % 2**63 for int64."""
+    gen = _generator(ev)
+    if dtype == np.float32:
+        return (gen.words(n) % np.uint32((1 << 24) + 1)).astype(np.float32)
+    if dtype == np.float64:
+        return (gen.words64(n) % np.uint64((1 << 53) + 1)).astype(np.float64)
+    if dtype == np.int64:
+        return (gen.words64(n) % np.uint64(1 << 63)).astype(np.int64)
+    return (gen.words(n) & np.uint32(1)).astype(dtype)  # bool: the low bit
+
+
+def m_random_(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Tensor:
+    """x.random_(), x.random_(to), x.random_(from, to): integers drawn as torch.randint draws
+    them (ATen's random_from_to), cast to the tensor's dtype."""
+    given = bind(node, args, kw, ("from", "to"), 0)
+    if "to" not in given and "from" in given and len(args) == 1:
+        given = {"to": given["from"]}
+    dtype = t.value.dtype
+    if dtype not in (np.float32, np.float64, np.int64, np.bool_):
+        raise DdxRuntimeError(f"random_ of a {torch_type(dtype)} tensor is not supported by ddx",
+                              start=node.pos, end=node.end)
+    if t.requires_grad and record.GRAD_MODE.enabled and t.is_leaf:
+        raise DdxRuntimeError("a leaf Variable that requires grad is being used in an "
+                              "in-place operation.", start=node.pos, end=node.end)
+    shape = t.value.shape
+    if not given:
+        values = _full_range(ev, math.prod(shape), dtype).reshape(shape)
+    else:
+        low = int_arg(node, "from", given["from"], 1) if "from" in given else 0
+        if given.get("to") is None:
+            raise DdxRuntimeError("random_(from, to=None) is not supported by ddx",
+                                  start=node.pos, end=node.end)
+        high = int_arg(node, "to", given["to"], 2 if "from" in given else 1)
+        values = _integers(ev, node, shape, low, high, dtype)
+    if ev.journal is not None:
+        ev.journal.overwrite(t.value)
+    t.value[...] = values
+    return t
+
+
+TENSOR_METHODS = {"normal_": m_normal_, "uniform_": m_uniform_, "random_": m_random_}

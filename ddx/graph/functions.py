@@ -15,6 +15,8 @@ from . import (
     calls_compose,
     calls_composite,
     calls_create,
+    calls_div,
+    calls_functional,
     calls_layers,
     calls_linalg,
     calls_misc,
@@ -29,8 +31,8 @@ from .values import weak
 
 # (their tables are merged below)
 CALL_MODULES = (calls_arith, calls_compare, calls_reduce, calls_linalg, calls_shape, calls_create,
-                calls_layers, calls_composite, calls_more, calls_misc, calls_compose,
-                create_dropout)
+                calls_layers, calls_composite, calls_more, calls_misc, calls_compose, calls_div,
+                calls_functional, create_dropout)
 
 __all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 

@@ -19,6 +19,7 @@ from . import (  # noqa: F401 - registering the rows
     rows,
     rows_arith,
     rows_compare,
+    rows_div,
     rows_layers,
     rows_linalg,
     rows_loss,

@@ -79,20 +79,38 @@ def scatter_back(g, a, idx, dim):
     return on_parts(_scatter, g, np.shape(primal(a)), idx, dim)
 
 
+STL_SORT_MAX = 100_000  # rows longer than this with ties: numpy's stable order (slow in Python)
+
+
 def sort_order(a, dim=-1, descending=False, stable=False):
-    return order(a, dim, descending)
+    """sort's indices: stable=True keeps ties in place; the default is ATen's std::sort (an
+    introsort: stable up to 16 elements, its partitions' order past them), on (value, index)
+    pairs compared by value, for a row with ties."""
+    a = primal(a)
+    if stable or a.ndim == 0:
+        return order(a, dim, descending)
+    flat, back = _rows(a, dim)
+    out = np.empty(flat.shape, dtype=np.int64)
+    for r, row in enumerate(flat):
+        if row.size <= 16 or row.size > STL_SORT_MAX or _distinct(row):
+            out[r] = order(row, 0, descending)
+            continue
+        pairs = list(zip(row.tolist(), range(row.size)))
+        stlsort.sort(pairs, _nan_first if descending else _nan_last)
+        out[r] = [j for _, j in pairs]
+    return back(out)
 
 
 def sort_values(a, *, dim=-1, descending=False, stable=False):
-    return picked(a, order(a, dim, descending), dim)
+    return picked(a, sort_order(a, dim, descending, stable), dim)
 
 
 def sort_vjp(g, out, a, *, dim=-1, descending=False, stable=False):
-    return scatter_back(g, a, order(a, dim, descending), dim)
+    return scatter_back(g, a, sort_order(a, dim, descending, stable), dim)
 
 
 def sort_jvp(ts, out, a, *, dim=-1, descending=False, stable=False):
-    return picked(_like(ts[0], a), order(a, dim, descending), dim)
+    return picked(_like(ts[0], a), sort_order(a, dim, descending, stable), dim)
 
 
 def _rows(a, dim):
