@@ -50,11 +50,13 @@ from .kernels_more import (
 from .kernels_reduce import (
     average,
     average_vjp,
+    no_gradient,
+    reduce_linear,
+)
+from .kernels_var import (
     deviation,
     deviation_jvp,
     deviation_vjp,
-    no_gradient,
-    reduce_linear,
     variance,
     variance_jvp,
     variance_vjp,

@@ -30,9 +30,6 @@ from .kernels_reduce import (
     cumprod_vjp,
     cumsum,
     cumsum_vjp,
-    deviation,
-    deviation_jvp,
-    deviation_vjp,
     every,
     logsumexp,
     logsumexp_jvp,
@@ -48,12 +45,17 @@ from .kernels_reduce import (
     some,
     total,
     total_vjp,
-    variance,
-    variance_jvp,
-    variance_vjp,
     vector_norm,
 )
 from .kernels_sum import mean_of
+from .kernels_var import (
+    deviation,
+    deviation_jvp,
+    deviation_vjp,
+    variance,
+    variance_jvp,
+    variance_vjp,
+)
 from .table import op
 
 _MATRIX = {"x": (2, 3)}
