@@ -1,5 +1,5 @@
-"""float32 binary cross-entropy on logits, logsumexp, var/std along a dim and running sums bit
-for bit with PyTorch's CPU build:
+"""float32 binary cross-entropy on logits, logsumexp, var/std along a dim, the 2-norm and running
+sums bit for bit with PyTorch's CPU build:
 ``binary_cross_entropy_with_logits`` as ATen writes it ((1 - t) * x - log_sigmoid(x), its
 backward (sigmoid(x) - t) * grad divided by the count afterwards) and cumsum/cumprod, which
 ATen accumulates in double for a float32 tensor. torch 2.13 is the oracle, through ddx run and
@@ -112,3 +112,26 @@ def test_var_and_std_along_a_dim_are_pytorchs(tmp_path):
     torch_or_skip()
     ours, theirs = ddx_and_python(VAR, tmp_path)
     assert len(ours) == 14 and ours == theirs
+
+
+NORM = """
+import torch
+torch.manual_seed(0)
+for dt in (torch.float32, torch.float64):
+    x = torch.randn(8, 37, dtype=dt, requires_grad=True)
+    for kw in ({}, {"dim": 1}, {"dim": 0}, {"dim": -1, "keepdim": True}, {"dim": (0, 1)}):
+        x.grad = None
+        y = torch.linalg.vector_norm(x, **kw)
+        (y * torch.arange(1, y.numel() + 1).reshape(y.shape)).sum().backward()
+        print(kw, y.sum().item(), y.flatten()[0].item(), x.grad.sum().item(), x.grad[3, 5].item())
+    print(x.norm().item(), x.norm(dim=1)[2].item(), torch.norm(x[0]).item(), x.data.norm().item())
+"""
+
+
+def test_the_two_norm_is_pytorchs(tmp_path):
+    """binary_kernel_reduce_lastdim's 2-norm: a 32-byte vector of squares from 0, its lanes
+    into the first one by one, the leftover squares one by one; another dim one after
+    another."""
+    torch_or_skip()
+    ours, theirs = ddx_and_python(NORM, tmp_path)
+    assert len(ours) == 12 and ours == theirs

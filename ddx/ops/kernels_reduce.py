@@ -135,9 +135,43 @@ def product_jvp(ts, out, a, dim=None, keepdim=False):
 
 
 # --- norm (PyTorch's linalg_vector_norm and its backward, case by case) ---------------------------
+def _two_norm(a: np.ndarray, dim, keepdim: bool):
+    """linalg_vector_norm(p=2) as ATen's CPU kernel: along the last dim (or all of a tensor)
+    binary_kernel_reduce_lastdim's loop, a 32-byte vector of squares accumulated from 0, its
+    lanes added into the first one by one, then the leftover elements' squares one by one;
+    along another single dim the squares one after another; the root of the float result.
+    (Trailing dims of a C-ordered array coalesce into one, as in ATen's iterator.)"""
+    nd = a.ndim
+    axes = tuple(sorted({d % nd for d in axes_of(a.shape, dim)})) if nd else ()
+    if dim is None or axes == tuple(range(nd - len(axes), nd)):  # (the trailing dims: one row)
+        width = math.prod(a.shape[d] for d in axes) if dim is not None else a.size
+        rows = np.ascontiguousarray(a).reshape(-1, width)
+        lanes = 32 // a.itemsize
+        n = rows.shape[1]
+        full = n - n % lanes
+        sq = rows[:, :full] * rows[:, :full]
+        acc = np.add.reduce(sq.reshape(len(rows), -1, lanes), axis=1) if full else \
+            np.zeros((len(rows), lanes), a.dtype)
+        b = acc[:, 0]
+        for j in range(1, lanes):
+            b = b + acc[:, j]
+        for k in range(full, n):
+            b = b + rows[:, k] * rows[:, k]
+        r = np.sqrt(b).reshape([s for d, s in enumerate(a.shape) if d not in axes])
+    elif len(axes) == 1:
+        r = np.sqrt(np.add.reduce(a * a, axis=axes[0]))  # (one after another: not the last axis)
+    else:
+        return None
+    return np.expand_dims(r, axes) if keepdim else r
+
+
 def vector_norm(a, p=2.0, dim=None, keepdim=False):
     m = np.abs(a)
     if p == 2:
+        if type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and a.size and a.ndim:
+            r = _two_norm(a, dim, keepdim)
+            if r is not None:
+                return r[()] if r.ndim == 0 else r
         return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
     if p == 1:
         return np.sum(m, axis=dim, keepdims=keepdim)
