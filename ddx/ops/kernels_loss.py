@@ -14,8 +14,8 @@ LOG_FLOOR = -100.0  # PyTorch's binary_cross_entropy clamps its logs here
 EPSILON = float(np.float32(1e-12))  # and its gradient's denominator here (a C++ float)
 
 
-def _float32(g) -> bool:
-    return type(g) is np.ndarray and g.dtype == np.float32
+def _same_float(g, out) -> bool:
+    return type(g) is np.ndarray and g.dtype == out.dtype
 
 
 def _axis(a, dim):
@@ -33,7 +33,7 @@ def softmax(a, dim=0):
 
 
 def softmax_vjp(g, out, a, dim=0):
-    if kernels_softmax.exact(out, dim) and _float32(g):
+    if kernels_softmax.exact(out, dim) and _same_float(g, out):
         return kernels_softmax.softmax_vjp(g, out)
     return out * (g - np.sum(g * out, axis=_axis(a, dim), keepdims=True))
 
@@ -54,7 +54,7 @@ def log_softmax(a, dim=0):
 
 
 def log_softmax_vjp(g, out, a, dim=0):
-    if kernels_softmax.exact(out, dim) and _float32(g):
+    if kernels_softmax.exact(out, dim) and _same_float(g, out):
         return kernels_softmax.log_softmax_vjp(g, out)
     return g - np.exp(out) * np.sum(g, axis=_axis(a, dim), keepdims=True)
 

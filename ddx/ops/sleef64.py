@@ -10,6 +10,7 @@ import numpy as np
 from .sleef import (
     dd_add2_df_df,
     dd_add2_df_f,
+    dd_add2_f_f,
     dd_add_df_df,
     dd_add_df_f,
     dd_add_f_df,
@@ -281,3 +282,27 @@ def erfd(a: np.ndarray) -> np.ndarray:
         z = np.where(np.isinf(a), 1.0, z)
         z = np.where(a == 0, 0.0, z)
         return np.where(np.isnan(a), a, np.copysign(z, a))
+
+
+def getmant64(d):
+    """vgetmant_vd_vd (_MM_MANT_NORM_p75_1p5) for d >= 0: the significand in [0.75, 1.5)."""
+    f, _ = np.frexp(d)
+    return np.where(f < 0.75, f * 2.0, f)
+
+
+def logd(d: np.ndarray) -> np.ndarray:
+    """Sleef_logd8_u10 (xlog_u1, AVX512F: vgetexp and vgetmant) of float64 d > 0 (what a
+    softmax's sum is: the special cases are left to the caller)."""
+    d = np.asarray(d, F64)
+    with np.errstate(all="ignore"):
+        e = getexp64(d * (1.0 / 0.75))
+        e = np.where(np.isposinf(e), 1024.0, e)
+        m = getmant64(d)
+        x = dd_div_df(dd_add2_f_f(F64(-1.0), m), dd_add2_f_f(F64(1.0), m))
+        x2 = x[0] * x[0]
+        x4 = x2 * x2
+        t = _poly7(x2, x4, x4 * x4, *_LOG1P)
+        s = dd_mul_df_f(LN2_DD, e)
+        s = dd_add_df_df(s, (x[0] * 2.0, x[1] * 2.0))
+        s = dd_add_df_f(s, (x2 * x[0]) * t)
+        return s[0] + s[1]

@@ -48,7 +48,7 @@ from .sleef import (
     dd_squ_df,
 )
 from .sleef import fma_f64 as fma64
-from .sleef64 import LN2_DD, expk, getexp64, poly8
+from .sleef64 import LN2_DD, expk, getexp64, getmant64, poly8
 
 F32, I32, F64, I64 = np.float32, np.int32, np.float64, np.int64
 _ALL_ONES64, _SIGN64 = I64(-1), I64(-0x8000000000000000)
@@ -137,16 +137,11 @@ _LOGK = (0.116255524079935043668677, 0.103239680901072952701192, 0.1177548094124
 _LOGK_C = (np.float64(0.666666666666666629659233), np.float64(3.80554962542412056336616e-17))
 
 
-def _getmant64(d):
-    f, _ = np.frexp(d)
-    return np.where(f < 0.75, f * 2.0, f)
-
-
 def _logk64(d):
     """Sleef's logk (AVX512F: vgetexp and vgetmant): log of a double, as a double-double."""
     e = getexp64(d * (1.0 / 0.75))
     e = np.where(np.isposinf(e), 1024.0, e)
-    m = _getmant64(d)
+    m = getmant64(d)
     x = dd_div_df(dd_add2_f_f(np.float64(-1.0), m), dd_add2_f_f(np.float64(1.0), m))
     x2 = dd_squ_df(x)
     x4 = x2[0] * x2[0]
