@@ -1,9 +1,9 @@
 """Powers bit for bit with PyTorch's CPU build (ddx/ops/kernels_pow.py, ddx/ops/sleef_pow.py):
 x ** e for a number e (PowBackward0), a ** b of two tensors (PowBackward1) and a number to a
 tensor power (PowBackward2), their values and their gradients in PyTorch's order of
-operations, float32 and float64; torch 2.13 is the oracle. Before, numpy's pow gave another
-last bit for 4% (float64) to 20% (float32) of the values, and the gradients multiplied in
-another order. Also Python's ``random`` module, which a tutorial's script draws from."""
+operations, float32 and float64; and float32 atan2, which runs in the same loop
+(ddx/ops/vecloop.py). torch 2.13 is the oracle. Before, numpy's pow gave another last bit for
+4% (float64) to 20% (float32) of the values, and the gradients multiplied in another order."""
 
 from __future__ import annotations
 
@@ -137,3 +137,25 @@ def test_powers_of_dual_numbers_and_formulas_keep_their_meaning():
         assert t.grads["x"] == pytest.approx(want, rel=1e-15)
         assert forward == pytest.approx(want, rel=1e-15)
     assert ddx.derivative("x^4", "x") == "4*x^3"
+
+
+def test_atan2_of_two_float32_tensors_is_torchs():
+    """ATen's cpu_kernel_vec with Sleef_atan2f16_u10 on whole vectors of 32 and the C
+    library's atan2f on the rest (ddx/ops/vecloop.py, shared with pow); specials included.
+    Before, numpy's arctan2 gave another last bit for 45% of the values."""
+    torch = torch_or_skip()
+    from ddx.ops.kernels import atan2
+
+    rng = np.random.default_rng(5)
+    sp = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 1e-40], np.float32)
+    for n in (1, 31, 32, 33, 100, 40_000):
+        y = (rng.standard_normal(n) * 10.0 ** rng.uniform(-5, 5, n)).astype(np.float32)
+        x = (rng.standard_normal(n) * 10.0 ** rng.uniform(-5, 5, n)).astype(np.float32)
+        if n >= 64:
+            yy, xx = np.meshgrid(sp, sp)
+            y[:64], x[:64] = yy.ravel(), xx.ravel()
+        want = torch.atan2(torch.from_numpy(y), torch.from_numpy(x)).numpy()
+        assert _bits(atan2(y, x)) == _bits(want), n
+    rows, last = _values(np.float32, 120, 9).reshape(3, 40), np.linspace(-2, 3, 40, dtype=np.float32)
+    want = torch.atan2(torch.from_numpy(rows), torch.from_numpy(last)).numpy()
+    assert _bits(atan2(rows, last)) == _bits(want)

@@ -151,6 +151,25 @@ def gelu_vjp(g, out, a):
     return g * (cdf + a * pdf)
 
 
+def atan2(a, b):
+    """torch.atan2: two float32 arrays as ATen's cpu_kernel_vec computes it (SLEEF's atan2f on
+    whole vectors, the C library's atan2f on the rest: ddx/ops/vecloop.py); others numpy's."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype == np.float32 \
+            and a.size and b.size:
+        from . import libm
+        from .kernels_sleef import atan2f
+        from .vecloop import binary_loop
+
+        scalar = libm.function("atan2f", True, 2)
+        if scalar is not None:
+            shape = np.broadcast_shapes(a.shape, b.shape)
+            return binary_loop(np.ascontiguousarray(np.broadcast_to(a, shape)), b, atan2f, scalar)
+    return np.arctan2(a, b)
+
+
+atan2.ufunc = np.arctan2  # (the op table's index of rows by ufunc: --hessian's rules)
+
+
 def atan2_vjp(g, out, a, b, *, first):
     # PyTorch: both slopes 0 at (0, 0), where 1/(x^2 + y^2) is inf
     d = a * a + b * b

@@ -300,3 +300,55 @@ def logf(d: np.ndarray) -> np.ndarray:
         s = add_dd(s, scale(x, TWO))
         s = add_df_f(s, (x2 * x[0]) * t)
         return s[0] + s[1]
+
+
+def _atan2k(y, x):
+    """atan2kf_u1: atan2 of two double-floats (y >= 0), as a double-float."""
+    neg = x[0] < 0
+    q = np.where(neg, I32(-2), I32(0))
+    r = np.where(neg, I32(-0x80000000), I32(0))
+    x = ((x[0].view(I32) ^ r).view(F32), (x[1].view(I32) ^ r).view(F32))
+    p = x[0] < y[0]
+    q = np.where(p, q + I32(1), q)
+    s = div_dd((np.where(p, -x[0], y[0]), np.where(p, -x[1], y[1])),
+               (np.where(p, y[0], x[0]), np.where(p, y[1], x[1])))
+    t = squ(s)
+    t0 = t[0] + t[1]  # dfnormalize_vf2_vf2
+    t = (t0, t[0] - t0 + t[1])
+    u = np.full_like(t[0], F32(-0.00176397908944636583328247))
+    for c in (0.0107900900766253471374512, -0.0309564601629972457885742,
+              0.0577365085482597351074219, -0.0838950723409652709960938,
+              0.109463557600975036621094, -0.142626821994781494140625,
+              0.199983194470405578613281):
+        u = _fma(u, t[0], F32(c))
+    t = mul_dd(t, add_ff(np.full_like(u, F32(-0.333332866430282592773438)), u * t[0]))
+    t = mul_dd(s, add_f_df(ONE, t))
+    qf = q.astype(F32)
+    half_pi = (np.full_like(qf, F32(1.5707963705062866211)),
+               np.full_like(qf, F32(-4.3711388286737928865e-08)))
+    return add_dd(mul_df_f(half_pi, qf), t)
+
+
+def _isinf2(d, m):
+    """visinf2_vf_vf_vf: m with d's sign bit or'd in where d is infinite, else +0."""
+    bits = (np.signbit(d).astype(I32) << I32(31)) | m.view(I32)
+    return np.where(np.isinf(d), bits, I32(0)).view(F32)
+
+
+def atan2f(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Sleef_atan2f16_u10 (xatan2f_u1) over float32 arrays of one shape."""
+    with np.errstate(all="ignore"):
+        y, x = np.asarray(y, F32), np.asarray(x, F32)
+        tiny = np.abs(x) < F32(2.9387372783541830947e-39)
+        x = np.where(tiny, x * F32(1 << 24), x)
+        y = np.where(tiny, y * F32(1 << 24), y)
+        zero = np.zeros_like(x)
+        d = _atan2k((np.abs(y), zero), (x, zero))
+        r = mulsign(d[0] + d[1], x)
+        half_pi = F32(np.pi / 2)
+        r = np.where(np.isinf(x) | (x == 0),
+                     half_pi - _isinf2(x, mulsign(np.full_like(x, half_pi), x)), r)
+        r = np.where(np.isinf(y),
+                     half_pi - _isinf2(x, mulsign(np.full_like(x, F32(np.pi / 4)), x)), r)
+        r = np.where(y == 0, np.where(np.signbit(x), F32(np.pi), F32(0)), r)
+        return set_nan(np.isnan(x) | np.isnan(y), mulsign(r, y))

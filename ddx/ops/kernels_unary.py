@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from . import libm, vml
+from .vecloop import thread_ranges
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _SCALAR64 = (float, np.float64)
@@ -288,15 +289,6 @@ def _blocks(vector, block: int = 65536):
             out[at:at + block] = vector(flat[at:at + block])
         return out
     return run
-
-
-def thread_ranges(n: int) -> list:
-    """at::parallel_for(0, n, GRAIN_SIZE)'s ranges under OpenMP, one per thread."""
-    from .kernels_sum import GRAIN_SIZE, split_ranges, threads
-
-    if n < GRAIN_SIZE or threads() == 1:
-        return [(0, n)]
-    return split_ranges(n, threads(), GRAIN_SIZE)
 
 
 def _sinh64(v: float) -> float:

@@ -182,22 +182,7 @@ def _mulsign64(a, b):
     return (np.asarray(a, F64).view(I64) ^ (np.asarray(b, F64).view(I64) & _SIGN64)).view(F64)
 
 
-# --- ATen's pow loop: the vector function on whole vectors of each thread's range -------------
-
-_WIDTH = {np.dtype(F32): 32, np.dtype(F64): 16}  # cpu_kernel_vec's step: two AVX-512 vectors
-_BLOCK = 65536  # (elements per call of the vector function: its temporaries stay in cache)
-
-
-def _rows(n: int, shape: tuple, whole: bool) -> list:
-    """The 1-D loops ATen runs: each thread's range of a contiguous operand (``whole``), else
-    one loop per row of the last dimension."""
-    if whole:
-        from .kernels_unary import thread_ranges
-
-        return thread_ranges(n)
-    last = shape[-1] if shape else 1
-    return [(k, k + last) for k in range(0, n, last)] if last else []
-
+# --- ATen's pow loop ----------------------------------------------------------------------------
 
 def pow_loop(a: np.ndarray, b, scalar_exponent: bool) -> np.ndarray:
     """a ** b for a float32/float64 array ``a`` (b a number, or an array of a's dtype that
@@ -205,35 +190,11 @@ def pow_loop(a: np.ndarray, b, scalar_exponent: bool) -> np.ndarray:
     of each 1-D loop, and the scalar tail by ``std::pow``: of (float, double) for a number
     exponent (the C library's double pow, rounded to float), of (float, float) for a tensor
     exponent (the C library's powf)."""
-    dtype = a.dtype
-    single = dtype == F32
-    width = _WIDTH[dtype]
-    vector = powf if single else powd
-    if scalar_exponent or np.ndim(b) == 0:
-        shape = a.shape
-        flat_a = np.ascontiguousarray(a).reshape(-1)
-        flat_b = None
-        y = float(b) if scalar_exponent else b
-        whole = True
-    else:
-        shape = np.broadcast_shapes(a.shape, np.shape(b))
-        whole = np.shape(b) == a.shape
-        flat_a = np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
-        flat_b = np.ascontiguousarray(np.broadcast_to(b, shape), dtype).reshape(-1)
-        y = None
-    n = flat_a.size
-    out = np.empty(n, dtype)
-    tail_fn = _tail(single, scalar_exponent)
-    for begin, end in _rows(n, shape, whole):
-        body = begin + (end - begin) // width * width
-        for at in range(begin, body, _BLOCK):
-            stop = min(at + _BLOCK, body)
-            out[at:stop] = vector(flat_a[at:stop], y if flat_b is None else flat_b[at:stop])
-        if end > body:
-            xs = flat_a[body:end].tolist()
-            ys = [y] * len(xs) if flat_b is None else flat_b[body:end].tolist()
-            out[body:end] = [tail_fn(u, v) for u, v in zip(xs, ys)]
-    return out.reshape(shape)
+    from .vecloop import binary_loop
+
+    single = a.dtype == F32
+    return binary_loop(a, b, powf if single else powd, _tail(single, scalar_exponent),
+                       scalar_exponent)
 
 
 def _tail(single: bool, scalar_exponent: bool):
