@@ -14,7 +14,7 @@ from ..graph import record
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
 from . import pyhooks
-from .pycustom_multi import apply_many
+from .pycustom_multi import apply_many, input_rule
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
@@ -115,18 +115,9 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
             memo[key] = got
         return memo[key]
 
-    def rule(k: int):
-        def vjp(g, o, *xs, **kws):
-            got = grads(g)
-            pos = positions[k]
-            item = got[pos] if pos < len(got) else None
-            if item is None:
-                return np.zeros(np.shape(xs[k]), dtype=np.asarray(g).dtype)
-            return np.asarray(item.value if isinstance(item, Tensor) else item)
-        return vjp
-
     row = Op(f"custom_{cls.name}", f"{cls.name}Backward", lambda *xs: out.value,
-             tuple(rule(k) for k in range(len(inputs))), elementwise=False)
+             tuple(input_rule(grads, positions, k) for k in range(len(inputs))),
+             elementwise=False)
     result = Tensor(out.value, True)
     result.op = row.name
     result.inputs = tuple(inputs)

@@ -26,6 +26,20 @@ def _out_rule(lo: int, hi: int, size: int):
     return vjp
 
 
+def input_rule(grads, positions: list, k: int):
+    """The VJP a custom Function's node gives input ``k``: its backward's result at that
+    input's position (``grads(g)``, the backward called once per upstream gradient), zeros
+    where backward returns None for it."""
+    def vjp(g, o, *xs, **kws):
+        got = grads(g)
+        pos = positions[k]
+        item = got[pos] if pos < len(got) else None
+        if item is None:
+            return np.zeros(np.shape(xs[k]), dtype=np.asarray(g).dtype)
+        return np.asarray(item.value if isinstance(item, Tensor) else item)
+    return vjp
+
+
 def apply_many(ev, node, name: str, outs: tuple, inputs: list, positions: list, call_backward,
                non_diff: set) -> tuple:
     """The outputs of ``Cls.apply(...)`` when forward returned the tuple ``outs``;
@@ -57,18 +71,9 @@ def apply_many(ev, node, name: str, outs: tuple, inputs: list, positions: list, 
             memo[id(g)] = (g, got if isinstance(got, tuple) else (got,))
         return memo[id(g)][1]
 
-    def rule(k: int):
-        def vjp(g, o, *xs, **kws):
-            got = grads(np.asarray(g))
-            pos = positions[k]
-            item = got[pos] if pos < len(got) else None
-            if item is None:
-                return np.zeros(np.shape(xs[k]), dtype=np.asarray(g).dtype)
-            return np.asarray(item.value if isinstance(item, Tensor) else item)
-        return vjp
-
     hidden_row = Op(f"custom_{name}", f"{name}Backward", lambda *xs: packed,
-                    tuple(rule(k) for k in range(len(inputs))), elementwise=False)
+                    tuple(input_rule(lambda g: grads(np.asarray(g)), positions, k)
+                          for k in range(len(inputs))), elementwise=False)
     hidden = _node(hidden_row, packed, tuple(inputs))
     result = []
     for t, span in zip(outs, spans):

@@ -45,7 +45,12 @@ def _as_tuple(value: Any, arg: str, what: str) -> tuple[bool, list]:
 def _run(ev, node, fn, inputs: list, what: str) -> tuple[bool, list, list]:
     """Fresh leaves that require grad (PyTorch's inputs are detached too), the function run on
     them with grad enabled, and its outputs."""
-    leaves = [Tensor(np.array(t.value), True, name=t.name) for t in inputs]
+    return run_on(ev, node, fn, [Tensor(np.array(t.value), True, name=t.name) for t in inputs],
+                  what)
+
+
+def run_on(ev, node, fn, leaves: list, what: str) -> tuple[bool, list, list]:
+    """The function run on ``leaves`` with grad enabled: (a tuple?, its outputs, leaves)."""
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = True
     try:

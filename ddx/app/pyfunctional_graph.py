@@ -25,7 +25,7 @@ from ..graph import record
 from ..graph.tensor import Function, Tensor
 from ..graph.values import truth, weak
 from ..ops import Op
-from . import pyautograd, pycalls, pydegree, pyfunctional, pymodules
+from . import pyautograd, pydegree, pyfunctional, pymodules
 from .pymodules import Native
 
 # the node PyTorch's double backward of an elementwise op ends in, for jvp and vhp
@@ -51,15 +51,7 @@ def _leaves(inputs: list) -> list:
 
 
 def _run(ev, node, fn, inputs: list, what: str) -> tuple[bool, list, list]:
-    leaves = _leaves(inputs)
-    before = record.GRAD_MODE.enabled
-    record.GRAD_MODE.enabled = True
-    try:
-        out = pycalls.call_value(ev, node, fn, leaves, {})
-    finally:
-        record.GRAD_MODE.enabled = before
-    is_tuple, outs = pyfunctional.as_tuple(out, "outputs of the user-provided function", what)
-    return is_tuple, outs, leaves
+    return pyfunctional.run_on(ev, node, fn, _leaves(inputs), what)
 
 
 def _grads(ev, node, out: Tensor, leaves: list, v=None) -> list:

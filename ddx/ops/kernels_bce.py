@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels_loss import pointwise
+from .kernels_pow import exact_float
 
 
 # binary cross-entropy on logits; extra inputs: weight and/or pos_weight, as the row says
@@ -29,7 +30,7 @@ def bce_logits(weighted: bool, positive: bool):
         """binary_cross_entropy_with_logits: (1 - t) * x - log_sigmoid(x) (times
         (pw - 1) * t + 1 first), times weight."""
         w, pw = split(rest)
-        if not _exact_floats(x):
+        if not exact_float(x):
             scale = 1.0 if pw is None else 1 + (pw - 1) * t
             return w * ((1 - t) * x + scale * _softplus_neg(x))
         from .kernels_act import logsigmoid
@@ -68,7 +69,7 @@ def bce_logits(weighted: bool, positive: bool):
         (with pos_weight: ((pw*t + 1 - t) * sigmoid(x) - pw*t) * grad), times weight, then
         divided by the count for the mean."""
         w, pw = split(rest)
-        if not _exact_floats(x):  # (dual numbers, formulas: the rule as a product)
+        if not exact_float(x):  # (dual numbers, formulas: the rule as a product)
             return rows[1](g, out, x, t, *rest, reduction=reduction)
         shape = np.broadcast_shapes(np.shape(x), np.shape(t), *[np.shape(r) for r in rest])
         sig = _exact_sigmoid(x)
@@ -83,10 +84,6 @@ def bce_logits(weighted: bool, positive: bool):
         return gi / int(np.prod(shape)) if reduction == "mean" else gi
 
     return (rows[0], input_vjp, *rows[2:])
-
-
-def _exact_floats(x) -> bool:
-    return isinstance(x, (np.ndarray, np.floating)) and x.dtype in (np.float32, np.float64)
 
 
 def _exact_sigmoid(x):

@@ -15,7 +15,7 @@ from .libm import c_pow
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _exact(a) -> bool:
+def exact_float(a) -> bool:
     """Whether ``a`` takes ATen's own kernels: a float32/float64 array or numpy scalar (dual
     numbers, formulas and integers keep numpy's meaning)."""
     return isinstance(a, (np.ndarray, np.floating)) and a.dtype in _FLOATS
@@ -57,7 +57,7 @@ def power(a, exponent):
 def tensor_power(a, b):
     """torch.pow(a, b) of two tensors (or a number base, b a tensor: pow_Scalar): SLEEF's pow
     on whole vectors, the C library's powf (float32) or pow on the rest."""
-    if not (_exact(a) or _exact(b)) or not all(isinstance(v, (np.ndarray, np.generic, int, float))
+    if not (exact_float(a) or exact_float(b)) or not all(isinstance(v, (np.ndarray, np.generic, int, float))
                                                for v in (a, b)):
         return np.power(a, b)
     dtype = np.result_type(a, b)
@@ -88,11 +88,11 @@ def pow_scalar(a, *, exponent):
 def pow_scalar_vjp(g, o, a, *, exponent):
     """pow_backward: grad * (exponent * self.pow(exponent - 1)), in that order."""
     if exponent == 0:
-        return np.zeros_like(a) if _exact(a) else g * 0
+        return np.zeros_like(a) if exact_float(a) else g * 0
     if exponent == 2:
         return scaled(g, a, 2)  # (times 2 rounds alike in any order)
     p = power(a, exponent - 1)
-    return g * (p * exponent) if _exact(p) else scaled(g, p, exponent)
+    return g * (p * exponent) if exact_float(p) else scaled(g, p, exponent)
 
 
 def pow_scalar_into(a, *, exponent, out):
