@@ -32,6 +32,21 @@ FUNCTIONS = [("reciprocal", "reciprocal", False), ("rsqrt", "rsqrt", False),
 SIZES = (1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 1000)
 
 
+@pytest.fixture(autouse=True)
+def _torch_threads_as_they_were():
+    """Tests here run torch on one thread; later files compare with torch on as many threads
+    as ddx uses (past GRAIN_SIZE each thread's range has a scalar tail), so the count is put
+    back after each test."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        from ddx.ops.kernels_sum import threads
+
+        torch.set_num_threads(before if before is not None else threads())
+
+
 def inputs(name: str, dtype, n: int = 20_000, seed: int = 0) -> np.ndarray:
     """Normal*3 values and wider ones, moved into the function's domain, and the specials."""
     rng = np.random.default_rng(seed)
