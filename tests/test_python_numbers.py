@@ -114,6 +114,19 @@ a, b = x
 print(a, b, [row.sum().item() for row in x])
 print(x.max(dim=1)[0:1], x.unbind(0), torch.chunk(x, 2, dim=1), x.split(1))
 """,
+    "torch_functions_of_two_numbers": """
+import torch
+print(torch.add(1, 2), torch.mul(2, 3), torch.sub(5, 2.5), torch.div(1, 2))
+print(torch.add(1, 2).dtype, torch.mul(2.0, 3).dtype, torch.true_divide(3, 2))
+print(torch.add(1.5, 2), torch.sub(1, 2), torch.mul(True, 3), torch.add(1, 2, alpha=3))
+print(torch.div(7, 2, rounding_mode='floor'), torch.divide(1, 4), torch.multiply(2.5, 2))
+print(torch.add(0.1, 0.2).item(), torch.mul(0.1, 3).item(), torch.div(1, 3).item())
+print(torch.sub(0.1, 0.7, alpha=0.3).item(), torch.add(1, 2).requires_grad)
+torch.set_default_dtype(torch.float64)
+print(torch.add(0.1, 0.2).item(), torch.mul(0.1, 3).item(), torch.div(1, 3).item())
+x = torch.tensor(2.0, requires_grad=True)
+print(torch.add(x, 1), torch.mul(2, x), torch.add(1, 2) * x)
+""",
 }
 
 

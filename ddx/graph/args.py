@@ -44,6 +44,24 @@ def as_tensor(ev: Evaluating, node: Ast, value: Any) -> Tensor:
                        start=node.pos, end=node.end)
 
 
+def called_in_torch(node: Ast) -> bool:
+    """Whether the call is spelled torch.X(...) (not the bare name, nor a tensor's method)."""
+    return node.kind == "method" and bool(node.kids) and node.kids[0].kind == "name" and \
+        node.kids[0].value == "torch"
+
+
+def numbers_in_torch(ev: Evaluating, fn, a: Tensor, b: Tensor) -> Tensor:
+    """torch.X(a, b) of two plain numbers, as PyTorch gives it: a 0-d tensor (torch.add(1, 2)
+    is tensor(3)), int64 from ints, else the default dtype, computed in that dtype. (The
+    expression language's bare add(1, 2) stays a plain number, as 1 + 2 does: SPEC section 2.)"""
+    x, y = np.asarray(a.value), np.asarray(b.value)
+    ints = x.dtype.kind in "biu" and y.dtype.kind in "biu"
+    value = np.asarray(fn(x.astype(np.int64), y.astype(np.int64))) if ints else None
+    if value is None or value.dtype.kind == "f":  # (torch.div(1, 2): in the default dtype)
+        value = np.asarray(fn(x.astype(ev.dtype), y.astype(ev.dtype)))
+    return Tensor(value)
+
+
 def unary_input(ev: Evaluating, node: Ast, value: Any) -> Tensor:
     """The tensor a unary function works on: a plain number becomes a 0-d tensor of the
     default float dtype (sin(1) is a float), marked weak so that it stays a plain number."""

@@ -9,7 +9,16 @@ from typing import Any
 from ..errors import DdxTypeError
 from ..lang.tree import Ast
 from ..ops import OPS
-from .args import Evaluating, as_tensor, bind, number, string, unary_input
+from .args import (
+    Evaluating,
+    as_tensor,
+    bind,
+    called_in_torch,
+    number,
+    numbers_in_torch,
+    string,
+    unary_input,
+)
 from .tensor import Tensor
 
 
@@ -21,6 +30,10 @@ def _alpha(name: str, scaled: str):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Any:
         given = bind(node, args, kw, ("input", "other", "alpha"), required=2)
         a, b = as_tensor(ev, node, given["input"]), as_tensor(ev, node, given["other"])
+        if a.weak and b.weak and called_in_torch(node):
+            alpha = number(node, "alpha", given["alpha"]) if "alpha" in given else 1
+            sign = 1 if name == "add" else -1
+            return numbers_in_torch(ev, lambda x, y: x + sign * (y * y.dtype.type(alpha)), a, b)
         if "alpha" not in given:
             return ev.binary(Ast("bin", {"add": "+", "sub": "-"}[name], (), (), start=node.start,
                                  end=node.end, pos=node.pos), a, b)

@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import DdxRuntimeError
 from ..lang.tree import Ast
 from ..ops import OPS
-from .args import Evaluating, as_tensor, bind, check_arity
+from .args import Evaluating, as_tensor, bind, called_in_torch, check_arity, numbers_in_torch
 from .tensor import Tensor
 from .values import weak
 
@@ -24,6 +24,8 @@ def _true_div(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     check_arity(node, args, 2, kw)
     a, b = (as_tensor(ev, node, x) for x in args)
     if a.weak and b.weak:
+        if called_in_torch(node):  # torch.div(1, 2): tensor(0.5000)
+            return numbers_in_torch(ev, OPS["div"].fn, a, b)
         return weak(float(OPS["div"].fn(a.value, b.value)))
     ev.check_broadcast(Ast("bin", "div", (), (), start=node.start, end=node.end, pos=node.pos),
                        a, b)

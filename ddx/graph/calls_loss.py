@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import DdxNameError, DdxRuntimeError, DdxShapeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
-from .args import Evaluating, as_tensor, bind, number, one_dim, truth_arg
+from .args import Evaluating, as_tensor, bind, called_in_torch, number, one_dim, truth_arg
 from .record import WARNINGS
 from .tensor import Tensor
 from .values import type_name, weak
@@ -191,14 +191,9 @@ def _bce(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("binary_cross_entropy_weight", node, [a, b, w], extra)
 
 
-def _called_in_torch(node: Ast) -> bool:
-    """torch.binary_cross_entropy_with_logits is aten's: reduction an int, default 0 ('none')."""
-    return node.kind == "method" and bool(node.kids) and node.kids[0].kind == "name" and \
-        node.kids[0].value == "torch"
-
-
 def _bce_logits(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    if _called_in_torch(node):
+    # torch.binary_cross_entropy_with_logits is aten's: reduction an int, default 0 ('none')
+    if called_in_torch(node):
         given = bind(node, args, kw, ("input", "target", "weight", "pos_weight", "reduction"),
                      required=2)
         r = given.get("reduction")

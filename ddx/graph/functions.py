@@ -25,7 +25,15 @@ from . import (
     calls_shape,
     create_dropout,
 )
-from .args import Evaluating, as_tensor, check_arity, params, unary_input
+from .args import (
+    Evaluating,
+    as_tensor,
+    called_in_torch,
+    check_arity,
+    numbers_in_torch,
+    params,
+    unary_input,
+)
 from .tensor import Tensor
 from .values import weak
 
@@ -95,6 +103,8 @@ def _binary_fn(name: str):
             fake = Ast("bin", "^", (), (), start=node.start, end=node.end, pos=node.pos)
             return ev.binary(fake, a, b)
         if a.weak and b.weak:
+            if called_in_torch(node):
+                return numbers_in_torch(ev, OPS[name].fn, a, b)
             return weak(float(OPS[name].fn(a.value, b.value)))
         # a plain number stays a wrapped scalar, as for the operators: (None, 0) in next_functions
         ev.check_broadcast(Ast("bin", name, (), (), start=node.start, end=node.end, pos=node.pos),
