@@ -127,6 +127,15 @@ print(torch.add(0.1, 0.2).item(), torch.mul(0.1, 3).item(), torch.div(1, 3).item
 x = torch.tensor(2.0, requires_grad=True)
 print(torch.add(x, 1), torch.mul(2, x), torch.add(1, 2) * x)
 """,
+    "dict_views_compare_as_pythons": """
+d = {"a": 1, "b": 2}
+e = {"b": 2, "a": 1}
+print(d.keys() == ["a", "b"], d.keys() == {"a", "b"}, list(d.keys()) == ["a", "b"])
+print(d.keys() == e.keys(), d.items() == e.items(), d.values() == e.values())
+print(d.keys() != ["a", "b"], d.items() == {("a", 1), ("b", 2)}, d.keys() == ("a", "b"))
+v = d.values()
+print(v == v, v != v, d.keys() == {"a"}, len(d.keys()), "a" in d.keys())
+""",
 }
 
 

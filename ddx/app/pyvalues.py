@@ -21,7 +21,7 @@ from . import pynumpy
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
 from .pynumpy import NumpyArray
 from .pyrange import RangeList
-from .values import NOTHING, Device, PyNumber, Size, Str, python_truth
+from .values import NOTHING, Device, DictView, PyNumber, Size, Str, python_truth
 
 MAX_DEPTH = 40  # calls of the user's own functions, nested (Python's RecursionError past it)
 
@@ -295,6 +295,8 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
             raise DdxTypeError(str(exc)) from None
     if op in ("==", "!=") and (isinstance(a, (DType, Device)) or isinstance(b, (DType, Device))):
         return (a == b) == (op == "==")  # (x.dtype == torch.float32, x.device == 'cpu')
+    if op in ("==", "!=") and (isinstance(a, DictView) or isinstance(b, DictView)):
+        return _view_equal(a, b) == (op == "==")
     if op in ("==", "!=") and (a is None or b is None or isinstance(a, (list, tuple, str)) or
                                isinstance(b, (list, tuple, str))):
         same = a is b or (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and
@@ -302,6 +304,27 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
                           _plain(a) == _plain(b))  # (x.shape == (2, 3): a Size is a tuple)
         return same == (op == "==")
     return NotImplemented
+
+
+def _view_equal(a, b) -> bool:
+    """== of a dict's view, as Python's: keys and items equal a set (or a keys or items view)
+    of the same members, never a list or a tuple (d.keys() == ['a'] is False); a values view
+    equals only itself."""
+    view, other = (a, b) if isinstance(a, DictView) else (b, a)
+    if view.kind.endswith("values"):
+        return a is b
+    if not (isinstance(other, (set, frozenset)) or (
+            isinstance(other, DictView) and not other.kind.endswith("values"))):
+        return False
+
+    def member(m):  # (ddx's numbers as numbers; an item's key and value too)
+        if isinstance(m, tuple):
+            return tuple(x if number_of(x) is None else number_of(x) for x in m)
+        return m if number_of(m) is None else number_of(m)
+    try:
+        return {member(m) for m in view} == {member(m) for m in other}
+    except TypeError:  # (unhashable members, as a tensor value: taken as unequal)
+        return False
 
 
 def _sequence_kind(v) -> str:
