@@ -1,5 +1,6 @@
 """float32 elementwise functions as PyTorch's CPU build computes them (ddx/ops/vml.py): MKL's
-VML in high-accuracy mode with the `mkl` extra, numpy's otherwise and for float64."""
+VML in high-accuracy mode with the `mkl` extra, numpy's otherwise; float64 too where PyTorch is
+spoken (the REPL and ddx run), numpy's in the one-liner and the library."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import torch_or_skip
+from conftest import ddx_and_python, torch_or_skip
 
 import ddx
-from ddx.ops import vml
+from ddx.ops import kernels_unary, vml
 
 FUNCTIONS = ["sin", "cos", "tan", "exp", "log", "log2", "log10", "tanh", "sqrt", "asin", "acos",
              "atan"]
@@ -82,12 +83,12 @@ def test_float64_scalars_out_and_layouts(name):
 
 
 def test_without_mkl_numpy_computes_and_nothing_loads_it():
-    code = ("import numpy as np, sys; from ddx.ops import vml; x = np.float32([0.5, 1.5]);"
+    code = ("import numpy as np, sys; from ddx.ops import kernels_unary, vml; x = np.float32([0.5, 1.5]);"
             "print(vml.sin(x).tobytes() == np.sin(x).tobytes(), vml.library() is None)")
     off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "DDX_MKL": "0"}, timeout=60)
     assert off.stdout.split() == ["True", "True"], off.stderr
-    looked = ("import sys, contextlib, ddx.app.cli; from ddx.ops import vml; "
+    looked = ("import sys, contextlib, ddx.app.cli; from ddx.ops import kernels_unary, vml; "
               "sys.argv = ['ddx', 'sin(x)', 'x=1', '--json', {dtype}]\n"
               "with contextlib.suppress(SystemExit):\n    ddx.app.cli.main()\n"
               "print(len(vml._LIB))")
@@ -95,3 +96,55 @@ def test_without_mkl_numpy_computes_and_nothing_loads_it():
         one = subprocess.run([sys.executable, "-c", looked.format(dtype=dtype)],
                              capture_output=True, text=True, timeout=60)
         assert one.stdout.splitlines()[-1] == times, one.stderr  # (float64: never looked for)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS + ["erf", "erfc"])
+def test_float64_where_pytorch_is_spoken_is_pytorchs_and_numpys_elsewhere(name):
+    torch = torch_or_skip()
+    mkl_or_skip()
+    x = inputs(name).astype(np.float64) * (1 + 1 / 3)
+    if name in ("asin", "acos"):
+        x = np.clip(x, -1, 1)
+    fn = getattr(kernels_unary, name + "_value") if name.startswith("erf") else \
+        getattr(vml, NUMPY.get(name, name))
+    theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    token = vml.torch_float64()
+    try:
+        ours = fn(x)
+        one = fn(x[3])  # (a numpy float64: a 0-d tensor's value)
+    finally:
+        vml.reset_float64(token)
+    assert ours.dtype == np.float64 and ours.tobytes() == theirs.tobytes()
+    assert type(one) is np.float64 and one == theirs[3]
+    outside = fn(x)  # (the one-liner's and the library's: numpy's, or the C library's erf)
+    reference = [getattr(__import__("math"), name)(v) for v in x.tolist()] \
+        if name.startswith("erf") else getattr(np, NUMPY.get(name, name))(x).tolist()
+    assert outside.tolist() == reference
+
+
+SCRIPT64 = """
+import torch
+x = torch.linspace(0.01, 3.0, 400, dtype=torch.float64, requires_grad=True)
+for name in ["sin", "cos", "tan", "exp", "log", "log2", "log10", "tanh", "sqrt", "atan", "erf",
+             "erfc"]:
+    y = getattr(torch, name)(x)
+    y.sum().backward()
+    print(name, y.tolist(), x.grad.tolist())
+    x.grad = None
+z = torch.linspace(-0.99, 0.99, 300, dtype=torch.float64, requires_grad=True)
+for name in ["asin", "acos"]:
+    y = getattr(torch, name)(z)
+    y.sum().backward()
+    print(name, y.tolist(), z.grad.tolist())
+    z.grad = None
+print(torch.tensor(0.7, dtype=torch.float64).exp().item(), (x ** 0.5).tolist())
+"""
+
+
+def test_a_float64_script_prints_pytorchs_last_digits(tmp_path):
+    torch = torch_or_skip()
+    mkl_or_skip()
+    ours, theirs = ddx_and_python(SCRIPT64, tmp_path)
+    assert len(ours) == 15 and ours == theirs
+    x = torch.linspace(0.01, 3.0, 400, dtype=torch.float64)  # (numpy's would print otherwise)
+    assert torch.tanh(x).tolist() != np.tanh(x.numpy()).tolist()

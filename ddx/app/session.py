@@ -12,6 +12,7 @@ from ..graph.journal import Journal
 from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
 from ..lang.syntax import parse
+from ..ops import vml
 from ..out.torchfmt import Addresses
 from . import dialects, surface
 from .surface import show
@@ -206,7 +207,15 @@ class Session:
 
         Each statement is a transaction: what it changed (bindings, .grad, requires_grad,
         freed graphs, values changed in place) is journaled, and undone if it fails in any
-        way, Ctrl-C included. Any error is reported; none ends the session."""
+        way, Ctrl-C included. Any error is reported; none ends the session. float64 math is
+        PyTorch's here, MKL's where the extra is installed (ddx/ops/vml.py)."""
+        token = vml.torch_float64()
+        try:
+            return self._run(text, line_offset, numbered)
+        finally:
+            vml.reset_float64(token)
+
+    def _run(self, text: str, line_offset: int, numbered: bool) -> bool:
         if is_magic(text.strip()) and "\n" not in text.strip():
             return True
         try:

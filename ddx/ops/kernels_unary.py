@@ -19,7 +19,6 @@ numbers, symbolic values, object arrays) gets the plain formula, so every mode s
 
 from __future__ import annotations
 
-import ctypes
 import math
 
 import numpy as np
@@ -97,7 +96,7 @@ def rsqrt_vjp(g, o, a):
 def erf_vjp(g, o, a):
     """ErfBackward0: ``2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad``."""
     m = -(a * a)
-    return (TWO_OVER_SQRT_PI * (np.exp(m) if type(m) is np.float64 else vml.exp(m))) * g
+    return (TWO_OVER_SQRT_PI * vml.exp(m)) * g
 
 
 def asinh_vjp(g, o, a):
@@ -166,31 +165,21 @@ def _safe(fn, v: float) -> float:
 arcsinh = _elementwise(np.arcsinh, math.asinh, "asinhf")
 arccosh = _elementwise(np.arccosh, math.acosh, "acoshf")
 
-_MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as ATen's vml.h
-_CHUNK = (1 << 31) - 1
-
-
 def _mkl_or(name: str, fallback_name: str):
-    """float32 by MKL's vmsNAME (HA) as torch's CPU build (ATen's vml.h sends erf and erfc
-    there), else ddx/ops/kernels.py's ``fallback_name`` (math.erf's values)."""
-    mkl: list = []
+    """float32 (and float64 where vml.torch64(): the REPL) by MKL's vm{s,d}NAME (HA) as
+    torch's CPU build (ATen's vml.h sends erf and erfc there), else ddx/ops/kernels.py's
+    ``fallback_name`` (math.erf's values)."""
+    mkl = vml.caller(name)
     fallback: list = []
 
     def call(a):
-        kind = type(a)
-        if (kind is np.ndarray and a.dtype is _F32 or kind is np.float32) and vml.library():
-            if not mkl:
-                fn = getattr(vml.library(), "vms" + name)
-                fn.restype = None
-                fn.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
-                mkl.append(fn)
-            src = np.ascontiguousarray(a, _F32)
-            dst = np.empty(src.shape, _F32)
-            for at in range(0, src.size, _CHUNK):
-                mkl[0](min(_CHUNK, src.size - at), src.ctypes.data + 4 * at,
-                       dst.ctypes.data + 4 * at, _MODE)
+        dt = vml.mkl_dtype(a)
+        if dt is not None:
+            src = np.ascontiguousarray(a, dt)
+            dst = np.empty(src.shape, dt)
+            vml.apply(mkl(dt), src, dst)
             dst = dst.reshape(np.shape(a))
-            return dst[()] if kind is np.float32 else dst
+            return dst if type(a) is np.ndarray else dst[()]
         if not fallback:
             from . import kernels  # (whose erf module is imported at the first call)
 
@@ -208,7 +197,7 @@ erfc_value = _mkl_or("Erfc", "erfc")
 def erfc_vjp(g, o, a):
     """ErfcBackward0: ``-2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad``."""
     m = -(a * a)
-    return (-TWO_OVER_SQRT_PI * (np.exp(m) if type(m) is np.float64 else vml.exp(m))) * g
+    return (-TWO_OVER_SQRT_PI * vml.exp(m)) * g
 
 
 def logit(a):
