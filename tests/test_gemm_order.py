@@ -1,6 +1,7 @@
 """float32 mm/addmm in PyTorch's order of additions (ddx/ops/kernels_gemm.py): bit for bit
 against torch.mm / torch.addmm on this machine's PyTorch (MKL sgemm), for each shape class the
-kernel models, and numpy's matmul (unchanged) outside them."""
+kernel models (the path without the mkl extra), and outside them MKL's own product with the
+extra (ddx/ops/mklblas.py, tests/test_mklblas.py), numpy's matmul without it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ddx.ops import kernels_gemm as gemm
+from ddx.ops import vml
 
 
 def _data(seed: int, shape: tuple, zeros: bool) -> np.ndarray:
@@ -111,9 +113,20 @@ def test_dot(k16, rest, seed, zeros):
     assert got is not None and got.dtype == np.float32 and got == want, (k, got, want)
 
 
-def test_dot_outside_the_measured_sizes_is_numpys():
+def _mkl_or_numpy(got, x, y, fn, numpy_fn) -> bool:
+    """Outside the modelled sizes: MKL's own product (torch's bits) with the mkl extra,
+    numpy's without it."""
+    if vml.library() is None:
+        return np.array_equal(got, numpy_fn(x, y))
+    torch = torch_or_skip()
+    return np.asarray(got).tobytes() == fn(torch.from_numpy(x), torch.from_numpy(y)).numpy() \
+        .tobytes()
+
+
+def test_dot_outside_the_measured_sizes_is_mkls_or_numpys():
+    torch = torch_or_skip()
     x, y = _data(0, (12,), False), _data(1, (12,), False)
-    assert gemm.dot32(x, y) is None and gemm.dot(x, y) == np.dot(x, y)
+    assert gemm.dot32(x, y) is None and _mkl_or_numpy(gemm.dot(x, y), x, y, torch.dot, np.dot)
     x, y = _data(0, (8016,), False), _data(1, (8016,), False)
     assert gemm.dot32(x, y) is None
 
@@ -143,11 +156,12 @@ def test_polynomial_linear_with_bias():
 @pytest.mark.parametrize("m, k, n, col_b", [(2, 8, 1, False), (3, 5, 12, False), (4, 3, 0, False),
                                             (13, 64, 16, False), (64, 193, 16, False),
                                             (66, 100, 32, False), (5, 6, 10, True)])
-def test_unmeasured_sizes_are_numpys(m, k, n, col_b):
+def test_unmeasured_sizes_are_mkls_or_numpys(m, k, n, col_b):
+    torch = torch_or_skip()
     a, b = _data(0, (m, k), False), _data(1, (k, n), False)
     b = np.asfortranarray(b) if col_b else b
     assert gemm.mm32(a, b) is None
-    assert np.array_equal(gemm.mm(a, b), np.matmul(a, b))
+    assert _mkl_or_numpy(gemm.mm(a, b), a, b, torch.mm, np.matmul)
 
 
 def test_other_dtypes_and_ranks_are_numpys():

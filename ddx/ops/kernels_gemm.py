@@ -1,7 +1,10 @@
-"""float32 matrix products in the order PyTorch 2.13's CPU build adds them (MKL 2024.2 sgemm and
-sdot, as measured against torch on the 2-core AVX-512 machine the tutorials are compared on),
-so that mm, addmm, F.linear and dot give PyTorch's float32 values to the last bit; numpy's
-matmul/dot (OpenBLAS) wherever the order was not measured or did not fit.
+"""Matrix products as PyTorch 2.13's CPU build computes them: with the ``mkl`` extra, MKL's own
+gemm, gemv and dot called as ATen calls them (ddx/ops/mklblas.py: every shape and layout, float32
+everywhere and float64 in the REPL); without it, float32 products in the order MKL 2024.2's
+sgemm and sdot add them, as measured against torch on the 2-core AVX-512 machine the tutorials
+are compared on (below), so that mm, addmm, F.linear and dot give PyTorch's float32 values to
+the last bit there too; numpy's matmul/dot (OpenBLAS) wherever that order was not measured or
+did not fit.
 
 C = A @ B, A (M, K), B (K, N): element (i, j) sums A[i, k] B[k, j] over k. What was found
 (tests/test_gemm_order.py compares each class with torch bit for bit):
@@ -30,6 +33,8 @@ with the exact chain (OpenBLAS's sgemm is the same chain for most shapes, not al
 from __future__ import annotations
 
 import numpy as np
+
+from . import mklblas
 
 KC = 192  # MKL's block of K in the fused kernel
 _CHUNK = 1 << 20  # products held at once by the unfused kernel
@@ -265,15 +270,38 @@ def mm32(a, b, bias=None):
 
 
 def mm(a, b):
-    out = mm32(a, b)
+    out = mklblas.gemm(a, b)
+    if out is None:
+        out = mm32(a, b)
     return np.matmul(a, b) if out is None else out
 
 
 def addmm(bias, a, b):
-    out = None
-    if isinstance(bias, np.ndarray) and bias.dtype == np.float32 and bias.ndim <= 2:
+    out = mklblas.gemm(a, b, bias) if isinstance(bias, np.ndarray) else None
+    if out is None and isinstance(bias, np.ndarray) and bias.dtype == np.float32 and \
+            bias.ndim <= 2:
         out = mm32(a, b, bias)
     return bias + np.matmul(a, b) if out is None else out
+
+
+def mv(a, x):
+    """torch.mv: MKL's gemv as ATen calls it (mklblas.gemv), else numpy's matmul."""
+    out = mklblas.gemv(a, x)
+    return np.matmul(a, x) if out is None else out
+
+
+def bmm(a, b):
+    """torch.bmm: its small-matrix kernel or MKL's gemm as ATen calls them (mklblas.bmm), else
+    numpy's matmul."""
+    out = mklblas.bmm(a, b)
+    return np.matmul(a, b) if out is None else out
+
+
+def _products(*xs) -> bool:
+    """Whether these matrices take this module's products (float32; float64 where MKL's are
+    PyTorch's): their gradients are then made as PyTorch's backward makes them."""
+    return all(_plain(x) for x in xs) or (
+        mklblas.blas_dtype(*xs) is not None and all(x.ndim == 2 for x in xs))
 
 
 def _column_major(x) -> bool:
@@ -285,7 +313,7 @@ def _column_major(x) -> bool:
 def mm_grad_a(g, b, a):
     """PyTorch's mm_mat1_backward for float32 matrices: (b @ g^T)^T for a column-major a, else
     g @ b^T; None for anything else (the row's own formula then)."""
-    if not (_plain(g) and _plain(a) and _plain(b)):
+    if not _products(g, a, b):
         return None
     if _column_major(a):
         return np.transpose(mm(b, np.transpose(g)))
@@ -295,7 +323,7 @@ def mm_grad_a(g, b, a):
 def mm_grad_b(g, a, b):
     """PyTorch's mm_mat2_backward for float32 matrices: (g^T @ a)^T for a column-major b, else
     a^T @ g; None for anything else."""
-    if not (_plain(g) and _plain(a) and _plain(b)):
+    if not _products(g, a, b):
         return None
     if _column_major(b):
         return np.transpose(mm(np.transpose(g), a))
@@ -333,5 +361,7 @@ def dot32(x, y):
 
 
 def dot(x, y):
-    out = dot32(x, y)
+    out = mklblas.dot(x, y)
+    if out is None:
+        out = dot32(x, y)
     return np.dot(x, y) if out is None else out

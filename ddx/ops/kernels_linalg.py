@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels_gemm as gemm
 from .kernels_lu import det  # noqa: F401 - the det row's forward, re-exported
 from .kernels_shape import on_parts, refuse
 
@@ -186,11 +187,13 @@ def diagonal_back(g, o, a, *, offset=0, copy=None):
 
 
 def bmm_vjp_a(g, o, a, b):
-    return g @ mT(b)
+    """BmmBackward0's self: grad.bmm(mat2.transpose(1, 2))."""
+    return gemm.bmm(g, mT(b))
 
 
 def bmm_vjp_b(g, o, a, b):
-    return mT(a) @ g
+    """BmmBackward0's mat2: self.transpose(1, 2).bmm(grad)."""
+    return gemm.bmm(mT(a), g)
 
 
 def lu_info(a: np.ndarray) -> int:
