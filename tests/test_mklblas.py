@@ -11,6 +11,8 @@ import sys
 import numpy as np
 import pytest
 from conftest import ddx_and_python, torch_or_skip
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_vml import mkl_or_skip
 
 from ddx.ops import kernels_gemm, mklblas, vml
@@ -194,3 +196,21 @@ def test_batched_products_and_their_gradients_print_pytorchs_digits(tmp_path):
     mkl_or_skip()
     ours, theirs = ddx_and_python(BATCHED, tmp_path)
     assert len(ours) == 3 and ours == theirs
+
+
+@settings(max_examples=120, deadline=None)
+@given(m=st.integers(1, 40), k=st.integers(1, 70), n=st.integers(1, 40),
+       la=st.sampled_from(LAYOUTS), lb=st.sampled_from(LAYOUTS), bias=st.booleans(),
+       seed=st.integers(0, 2**31))
+def test_any_float32_product_is_pytorchs(m, k, n, la, lb, bias, seed):
+    torch = torch_or_skip()
+    mkl_or_skip()
+    rng = np.random.default_rng(seed)
+    (a, ta), (b, tb) = laid_out(torch, rng.standard_normal((m, k)).astype(np.float32), la), \
+        laid_out(torch, rng.standard_normal((k, n)).astype(np.float32), lb)
+    if bias:
+        c = rng.standard_normal(n).astype(np.float32)
+        got, want = kernels_gemm.addmm(c, a, b), torch.addmm(torch.from_numpy(c), ta, tb)
+    else:
+        got, want = kernels_gemm.mm(a, b), torch.mm(ta, tb)
+    assert got.tobytes() == want.numpy().tobytes()
