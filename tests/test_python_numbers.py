@@ -127,6 +127,26 @@ print(torch.add(0.1, 0.2).item(), torch.mul(0.1, 3).item(), torch.div(1, 3).item
 x = torch.tensor(2.0, requires_grad=True)
 print(torch.add(x, 1), torch.mul(2, x), torch.add(1, 2) * x)
 """,
+    "torch_functions_refuse_a_plain_number_input": """
+import torch
+try:
+    print(torch.sin(1))
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    print(torch.exp(2.0))
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    print(torch.sum(3))
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    print(torch.mean(2.5))
+except TypeError as e:
+    print("TypeError:", e)
+print(torch.tensor(2.0).add(1), torch.pow(torch.tensor(2.0), 3), torch.sin(torch.tensor(1.0)))
+""",
     "dict_views_compare_as_pythons": """
 d = {"a": 1, "b": 2}
 e = {"b": 2, "a": 1}

@@ -67,10 +67,19 @@ def unary_input(ev: Evaluating, node: Ast, value: Any) -> Tensor:
     default float dtype (sin(1) is a float), marked weak so that it stays a plain number."""
     a = as_tensor(ev, node, value)
     if a.weak:
+        if called_in_torch(node):  # torch.sin(1): PyTorch's TypeError (the bare sin(1) is 0.84)
+            refuse_number(node, a)
         a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "f"
                               else a.value.dtype), weak=True)
         a.const = True
     return a
+
+
+def refuse_number(node: Ast, a: Tensor) -> None:
+    """PyTorch's TypeError for a plain number where torch.X takes a tensor input."""
+    kind = {"b": "bool", "f": "float"}.get(np.asarray(a.value).dtype.kind, "int")
+    raise DdxTypeError(f"{node.value}(): argument 'input' (position 1) must be Tensor, not {kind}",
+                       start=node.pos, end=node.end)
 
 
 def bind(node: Ast, args: list, kw: dict, names: tuple, required: int = 1) -> dict:

@@ -16,7 +16,17 @@ from ..errors import DdxNameError, DdxRuntimeError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import OPS
 from . import calls_loss, calls_nll
-from .args import Evaluating, as_tensor, bind, dims, number, one_dim, truth_arg
+from .args import (
+    Evaluating,
+    as_tensor,
+    bind,
+    called_in_torch,
+    dims,
+    number,
+    one_dim,
+    refuse_number,
+    truth_arg,
+)
 from .calls_loss import aliased, same_dtype, warn_at
 from .tensor import Tensor
 from .values import ReturnTypes, type_name
@@ -26,6 +36,8 @@ def reduced_input(ev: Evaluating, node: Ast, value: Any) -> Tensor:
     """The tensor a reduction works on: a plain number is a 0-d tensor of the default dtype."""
     a = as_tensor(ev, node, value)
     if a.weak:
+        if called_in_torch(node):  # (torch.sum(3) is PyTorch's TypeError)
+            refuse_number(node, a)
         a = Tensor(np.asarray(a.value, dtype=ev.dtype if a.value.dtype.kind != "b" else bool))
     return a
 

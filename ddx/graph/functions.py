@@ -32,6 +32,7 @@ from .args import (
     check_arity,
     numbers_in_torch,
     params,
+    refuse_number,
     unary_input,
 )
 from .tensor import Tensor
@@ -84,6 +85,8 @@ def _reduction(name: str):
                                    start=pos, end=pos + len(k))
         a = as_tensor(ev, node, args[0])
         if a.weak:
+            if called_in_torch(node):
+                refuse_number(node, a)
             a = Tensor(np.asarray(a.value, dtype=ev.dtype))
         dim = _dim(ev, node, a, args, kw)
         if a.value.size == 0 and name in ("max", "min"):
