@@ -214,3 +214,31 @@ def test_any_float32_product_is_pytorchs(m, k, n, la, lb, bias, seed):
     else:
         got, want = kernels_gemm.mm(a, b), torch.mm(ta, tb)
     assert got.tobytes() == want.numpy().tobytes()
+
+
+LINEAR_RANKS = """
+import torch
+torch.manual_seed(0)
+lin = torch.nn.Linear(300, 20)
+x = torch.randn(2, 3, 300, requires_grad=True)
+y = lin(x)
+y.sum().backward()
+print(y.grad_fn.name(), [f[0].name() for f in y.grad_fn.next_functions])
+print(y.tolist()[1][2][:5], x.grad.tolist()[0][1][:5], lin.weight.grad.tolist()[0][:5])
+for x in (torch.randn(300), torch.randn(300, 4).t(), torch.randn(2, 2, 2, 300),
+          torch.randn(3, 300, 2).transpose(1, 2)):
+    y = lin(x)
+    print(y.grad_fn.name(), [f[0].name() for f in y.grad_fn.next_functions if f[0]],
+          y.reshape(-1).tolist()[:4])
+print(torch.nn.functional.linear(x, lin.weight).grad_fn.name())
+"""
+
+
+def test_linear_of_every_rank_records_and_computes_what_pytorch_does(tmp_path):
+    """at::linear: addmm for a 2-d input, a contiguous input flattened to 2-d, addmm'd and
+    viewed back, any other a matmul and the bias added after."""
+    torch_or_skip()
+    mkl_or_skip()
+    ours, theirs = ddx_and_python(LINEAR_RANKS, tmp_path)
+    assert len(ours) == 7 and ours == theirs
+    assert theirs[0] == "ViewBackward0 ['AddmmBackward0']" and theirs[5].startswith("AddBackward0")

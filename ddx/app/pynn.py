@@ -269,12 +269,7 @@ class Linear(Builtin):
     def forward(self, ev, node, args, kw):
         (x,) = args
         w, b = self.state["weight"], self.state["bias"]
-        if b is not None and x.value.ndim == 2:  # F.linear: addmm(b, x, w.t()), as PyTorch
-            return ev.functions["linear"](ev, node, [x, w, b], {})  # (the bias in MKL's place)
-        wt = ev.functions["t"](ev, node, [w], {}) if "t" in ev.functions else \
-            ev.functions["transpose"](ev, node, [w, 0, 1], {})
-        mm = ev.functions["matmul"](ev, node, [x, wt], {})
-        return mm if b is None else ev.op("add", node, [mm, b], grad_fn="ViewBackward0")
+        return ev.functions["linear"](ev, node, [x, w] if b is None else [x, w, b], {})
 
 
 def _linear(ev, node, args, kw):

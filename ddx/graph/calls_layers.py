@@ -1,10 +1,13 @@
 """Callers for the layer functions: torch.addmm and torch.nn.functional.linear, recording what
 PyTorch records (F.linear of a 2-D input with a bias is AddmmBackward0 over TBackward0 of the
-weight; other ranks view the input to 2-D first and back after; without a bias, a matmul)."""
+weight; a contiguous input of other ranks is viewed to 2-D first and back after; without a
+bias, or for other inputs, a matmul)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ..errors import DdxRuntimeError
 from ..lang.tree import Ast
@@ -44,6 +47,9 @@ def addmm(name: str):
 
 
 def linear(ev: Evaluating, node: Ast, args: list, kw: dict) -> Any:
+    """at::linear: a 2-d input with a bias is addmm(bias, x, w.t()); a contiguous input of
+    another rank with a 1-d bias (or any bias, 3-d) is flattened to 2-d, addmm'd and viewed
+    back (_flatten_nd_linear); anything else is matmul(x, w.t()), plus the bias in place."""
     given = bind(node, args, kw, ("input", "weight", "bias"), required=2)
     x, w = as_tensor(ev, node, given["input"]), as_tensor(ev, node, given["weight"])
     bias = given.get("bias")
@@ -51,13 +57,16 @@ def linear(ev: Evaluating, node: Ast, args: list, kw: dict) -> Any:
     if bias is None:
         return ev.functions["matmul"](ev, node, [x, wt], {})
     bias = as_tensor(ev, node, bias)
-    if x.value.ndim == 2:
+    nd = x.value.ndim
+    if nd == 2:
         return _addmm_checked(ev, node, bias, x, wt)
-    n = x.value.shape[-1] if x.value.ndim else 1
-    flat = ev.op("view", node, [x], {"shape": (-1, n) if x.value.ndim else (1, 1)})
-    out = _addmm_checked(ev, node, bias, flat, wt)
-    shape = x.value.shape[:-1] + (w.value.shape[0],) if x.value.ndim else (w.value.shape[0],)
-    return ev.op("view", node, [out], {"shape": shape})
+    if nd and x.value.flags.c_contiguous and (nd == 3 or bias.value.ndim == 1):
+        shape = x.value.shape
+        flat = ev.op("view", node, [x], {"shape": (int(np.prod(shape[:-1])), shape[-1])})
+        out = _addmm_checked(ev, node, bias, flat, wt)
+        return ev.op("view", node, [out], {"shape": shape[:-1] + (w.value.shape[0],)})
+    out = ev.functions["matmul"](ev, node, [x, wt], {})
+    return ev.op("add", node, [out, bias])
 
 
 KINDS = {"addmm": addmm}
