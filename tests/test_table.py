@@ -213,11 +213,18 @@ def _edge_points(name: str) -> list[dict]:
 # backward) part ways: 0 * nan is nan in one order and a masked 0 in the other. x^y at x = -2,
 # y = 0: PyTorch's d/dx of dL/dy takes x^y's own slope as 0 (masked at y = 0) before it meets
 # log(-2) = nan; forward mode multiplies that 0 slope by nan. (Reverse over reverse is the cure,
-# with torch.autograd.grad(create_graph=True).)
-# xlogy(x, y) at x = 0: PyTorch's dL/dx there is 0 (xlogy(x != 0, y)), so its derivative in y
-# is 0 in forward mode; PyTorch's Hessian takes d/dx of dL/dy = x/y, which is 1/y.
-FORWARD_OVER_REVERSE = {("pow", "y", "x", -2.0, 0.0): (np.nan, -0.5),
-                        ("xlogy", "x", "y", 0.0, 1.0): (0.0, 1.0)}
+# with torch.autograd.grad(create_graph=True).) (xlogy at x = 0 agrees since its dL/dx is
+# derivatives.yaml's xlogy(grad, y): 1/y both ways.)
+FORWARD_OVER_REVERSE = {("pow", "y", "x", -2.0, 0.0): (np.nan, -0.5)}
+
+
+def test_xlogys_hessian_at_x_zero_is_pytorchs():
+    torch = torch_or_skip()
+    g = ddx.trace(OPS["xlogy"].example[0], x=0.0, y=1.0).backward()
+    assert g.hessian()["hessian"]["x"]["y"] == 1.0
+    H = torch.autograd.functional.hessian(_torch_function(g, torch),
+                                          (torch.tensor(0.0), torch.tensor(1.0)))
+    assert float(H[0][1]) == 1.0
 
 
 @pytest.mark.parametrize("case", sorted(FORWARD_OVER_REVERSE))

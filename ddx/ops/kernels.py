@@ -73,12 +73,6 @@ def rule_sigmoid(a):
         return 1 / (1 + np.exp(-a))
 
 
-def sinc_vjp(g, out, a):
-    # PyTorch masks x = 0 to 0 (the slope there), where the formula is 0/0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a == 0, 0.0, g * (np.cos(math.pi * a) - out) / a)
-
-
 def logit_vjp(g, out, a):
     # PyTorch: nan outside [0, 1], where the forward is nan too
     return np.where((a < 0) | (a > 1), np.nan, g / (a * (1 - a)))

@@ -1,6 +1,6 @@
 """Kernels of the softmax and loss rows: softmax/log_softmax along a dim, the pointwise losses
 (mse, smooth_l1, huber, binary cross-entropy with and without logits) with PyTorch's
-``reduction``, nll_loss over class indices, xlogy, and the norm clamped without a gradient
+``reduction``, nll_loss over class indices, and the norm clamped without a gradient
 of cosine_similarity. Rules use numpy functions that dual numbers (engine/hessian.py) run."""
 
 from __future__ import annotations
@@ -257,23 +257,7 @@ def no_grad(k: int):
     return lambda g, out, *inputs, **kw: np.zeros(np.shape(inputs[k]))
 
 
-# --- xlogy, and cosine_similarity's norm clamped under no_grad ------------------------------------
-def xlogy(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1.0, b)))
-
-
-def xlogy_da(g, out, a, b):
-    """PyTorch: grad * xlogy(x != 0, y)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a == 0, 0.0, g * np.log(np.where(a == 0, 1.0, b)))
-
-
-def xlogy_db(g, out, a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return g * a / b
-
-
+# --- cosine_similarity's norm clamped under no_grad (xlogy: kernels_cpu.py) --------------------
 def clamped(a, *, eps):
     return np.maximum(a, eps)
 

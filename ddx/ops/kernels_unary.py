@@ -116,7 +116,7 @@ def atanh_vjp(g, o, a):
 
 # --- values --------------------------------------------------------------------------------
 
-def _elementwise(ufunc: np.ufunc, double, single_name: str):
+def c_library(ufunc: np.ufunc, double, single_name: str):
     """``ufunc`` as the C library computes it one element at a time (ATen's cpu_kernel of
     std::NAME): float64 by ``double`` (math's, which is the C library's), float32 by the
     library's float function; other inputs by the ufunc."""
@@ -162,8 +162,8 @@ def _safe(fn, v: float) -> float:
         return math.copysign(math.inf, v)
 
 
-arcsinh = _elementwise(np.arcsinh, math.asinh, "asinhf")
-arccosh = _elementwise(np.arccosh, math.acosh, "acoshf")
+arcsinh = c_library(np.arcsinh, math.asinh, "asinhf")
+arccosh = c_library(np.arccosh, math.acosh, "acoshf")
 
 def _mkl_or(name: str, fallback_name: str):
     """float32 (and float64 where vml.torch64(): the REPL) by MKL's vm{s,d}NAME (HA) as

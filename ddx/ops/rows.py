@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import vml
+from . import kernels_cpu, vml
 from .kernels import (
     at,
     at_ends,
@@ -27,7 +27,6 @@ from .kernels import (
     pick,
     scaled,
     scatter,
-    sinc_vjp,
     stack,
 )
 from .kernels_act import (
@@ -232,7 +231,7 @@ op("exp2", "Exp2Backward0", exp2, lambda g, o, a: g * o * LN2, reads="o", into=e
 op("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a), rsqrt_vjp,
    reads="o", call="unary", hint="rsqrt(x) needs x > 0: add a small epsilon",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.rsqrt({0})", "jax": "jax.lax.rsqrt({0})"})
-op("sinc", "SincBackward0", np.sinc, sinc_vjp, call="unary",
+op("sinc", "SincBackward0", kernels_cpu.sinc, kernels_cpu.sinc_vjp, call="unary",
    emit={"torch": "torch.sinc({0})", "jax": "jnp.sinc({0})"}, spaces=('torch', 'Tensor', 'special'))
 op("logit", "LogitBackward0", logit, logit_vjp, reads="i",
    call="unary", hint="logit(x) needs 0 < x < 1: clamp x into [eps, 1 - eps]", domain=(0.1, 0.9),

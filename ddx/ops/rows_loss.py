@@ -5,6 +5,7 @@ cosine_similarity) are recorded as those ops by their callers, ddx/graph/calls_l
 from __future__ import annotations
 
 from .kernels_bce import bce_logits
+from .kernels_cpu import xlogy, xlogy_da, xlogy_db
 from .kernels_loss import (
     BCE,
     HUBER,
@@ -26,9 +27,6 @@ from .kernels_loss import (
     softmax,
     softmax_jvp,
     softmax_vjp,
-    xlogy,
-    xlogy_da,
-    xlogy_db,
 )
 from .table import op
 
