@@ -146,6 +146,12 @@ try:
 except TypeError as e:
     print("TypeError:", e)
 print(torch.tensor(2.0).add(1), torch.pow(torch.tensor(2.0), 3), torch.sin(torch.tensor(1.0)))
+f, g = torch.sin, torch.add  # (taken as values, they are still torch's)
+try:
+    f(1)
+except TypeError as e:
+    print("TypeError:", e)
+print(g(1, 2), f(torch.tensor([0.5, 1.0])))
 """,
     "dict_views_compare_as_pythons": """
 d = {"a": 1, "b": 2}

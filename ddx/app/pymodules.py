@@ -36,16 +36,22 @@ ENABLE_GRAD = GradContext(True, "enable_grad")
 
 
 class Native:
-    """A function ddx provides, as a value: ``f = torch.sin``, ``from math import sqrt``."""
+    """A function ddx provides, as a value: ``f = torch.sin``, ``from math import sqrt``;
+    ``space``: the module it was taken from, when it is torch (a call of it is then torch.X's,
+    with PyTorch's rules for plain numbers: f(1) of f = torch.sin is its TypeError)."""
 
-    def __init__(self, name: str, fn) -> None:
-        self.name, self.fn = name, fn
+    def __init__(self, name: str, fn, space: str | None = None) -> None:
+        self.name, self.fn, self.space = name, fn, space
 
     def __repr__(self) -> str:
         return f"<built-in function {self.name}>"
 
     def py_call(self, ev, node: Ast, args: list, kw: dict) -> Any:
-        named = Ast("call", self.name, (), (), node.start, node.end, node.pos)
+        if self.space is not None:  # (called as the member it is: torch.X(...))
+            kids = (Ast("name", self.space, (), (), node.start, node.end, node.pos),)
+            named = Ast("method", self.name, kids, (), node.start, node.end, node.pos)
+        else:
+            named = Ast("call", self.name, (), (), node.start, node.end, node.pos)
         return self.fn(ev, named, args, kw)
 
 
@@ -236,7 +242,7 @@ def member(ev, module: Any, name: str, path: str = "", start=None, end=None) -> 
             return namespaces.DType(namespaces.DTYPES[name])
         if module.space is not None and name in ev.functions and \
                 module.space in namespaces.spaces_of(name):
-            return Native(name, ev.functions[name])
+            return Native(name, ev.functions[name], "torch" if module is TORCH else None)
         raise _no_member(module.path, name)
     raise DdxTypeError(f"cannot import from {module!r}")
 
