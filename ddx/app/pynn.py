@@ -389,4 +389,5 @@ def register() -> None:
 
 register()
 
-__all__ = ["MORE_METHODS", "PARAMETERS", "ModuleBase", "is_module", "module_repr", "named_parameters", "parameter"]
+__all__ = ["MORE_METHODS", "PARAMETERS", "ModuleBase", "is_module", "module_repr", "named_parameters",
+           "parameter"]
