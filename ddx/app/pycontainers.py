@@ -16,6 +16,13 @@ from .pynn import PARAMETERS, Builtin, Sequential, is_module, module_repr, own, 
 from .values import Str
 
 
+def _keep(ev, m: Builtin) -> None:
+    """Before a container changes its children: the REPL's undo keeps the old ones."""
+    if ev.journal is not None:
+        ev.journal.keep(m, "state")
+    m.state = dict(m.state)
+
+
 def _index(key: Any, n: int, kind: str) -> int:
     i = key.value.item() if isinstance(key, Tensor) else key
     if isinstance(i, bool) or not isinstance(i, int):
@@ -29,6 +36,15 @@ def _check_module(m: Any, kind: str) -> Any:
     if not is_module(m):
         raise DdxTypeError(f"{kind}: {type(m).__name__} is not a Module subclass")
     return m
+
+
+def _items(given: Any) -> list:
+    """The members of an iterable the user gives (a list, a tuple, a container)."""
+    if hasattr(given, "py_iter"):
+        return list(given.py_iter())
+    if isinstance(given, (list, tuple)):
+        return list(given)
+    raise DdxTypeError(f"'{type(given).__name__}' object is not iterable")
 
 
 def _pairs(given: Any) -> list:
@@ -67,13 +83,20 @@ class Indexed(Builtin):
             return type(self)(items[key])
         return items[_index(key, len(items), self.kind)]
 
+    def py_setitem(self, ev, key, value) -> None:
+        i = _index(key, len(self.items()), self.kind)
+        _keep(ev, self)
+        self.state[str(i)] = self.check(value)
+
     def py_method(self, ev, node, name, args, kw):
         items = self.items()
+        if name in ("append", "extend", "insert", "pop"):
+            _keep(ev, self)
         if name == "append":
             self.renumber(items + [self.check(args[0])])
             return self
         if name == "extend":
-            self.renumber(items + [self.check(v) for v in args[0]])
+            self.renumber(items + [self.check(v) for v in _items(args[0])])
             return self
         if name == "insert":
             i = args[0].value.item() if isinstance(args[0], Tensor) else args[0]
@@ -162,11 +185,17 @@ class Keyed(Builtin):
             raise PyException.error("KeyError", repr(str(key)))
         return self.state[str(key)]
 
+    def py_setitem(self, ev, key, value) -> None:
+        _keep(ev, self)
+        self.state[str(key)] = self.check(value)
+
     def update(self, given: Any) -> None:
         for k, v in _pairs(given):
             self.state[str(k)] = self.check(v)
 
     def py_method(self, ev, node, name, args, kw):
+        if name in ("update", "pop"):
+            _keep(ev, self)
         if name == "keys":
             return [Str(k) for k in self.keys()]
         if name == "values":
@@ -222,27 +251,31 @@ class ParameterDict(Keyed):
 class Sequential5(Sequential):
     """nn.Sequential with PyTorch's append (returns the Sequential), insert and extend."""
 
+    def py_getitem(self, key):
+        if isinstance(key, slice):  # (a Sequential of those, their names kept)
+            out = Sequential5([])
+            out.state.update(own(self)[1][key])
+            return out
+        return super().py_getitem(key)
+
     def py_method(self, ev, node, name, args, kw):
         mods = [m for _, m in own(self)[1]]
-        if name in ("append", "insert", "extend"):
-            if name == "append":
-                mods.append(_check_module(args[0], "Sequential"))
-            elif name == "extend":
-                mods.extend(_check_module(m, "Sequential") for m in args[0])
-            else:
-                i = args[0].value.item() if isinstance(args[0], Tensor) else args[0]
-                n = len(mods)
-                if not -n <= i <= n:
-                    raise PyException.error("IndexError", f"Index out of range: {i}")
-                mods.insert(i + n if i < 0 else i, _check_module(args[1], "Sequential"))
-            names = [k for k, _ in own(self)[1]]
-            if name != "append" or any(not k.isdigit() for k in names):
-                for k in names:
-                    del self.state[k]
-                for i, m in enumerate(mods):
-                    self.state[str(i)] = m
-            else:
-                self.state[str(len(names))] = mods[-1]
+        if name in ("append", "extend", "insert"):
+            _keep(ev, self)
+        if name in ("append", "extend"):  # (PyTorch's add_module(str(len(self)), m) each)
+            for m in ([args[0]] if name == "append" else _items(args[0])):
+                self.state[str(len(own(self)[1]))] = _check_module(m, "Sequential")
+            return self
+        if name == "insert":
+            i = args[0].value.item() if isinstance(args[0], Tensor) else args[0]
+            n = len(mods)
+            if not -n <= i <= n:
+                raise PyException.error("IndexError", f"Index out of range: {i}")
+            mods.insert(i + n if i < 0 else i, _check_module(args[1], "Sequential"))
+            for k, _ in own(self)[1]:
+                del self.state[k]
+            for j, m in enumerate(mods):
+                self.state[str(j)] = m
             return self
         return super().py_method(ev, node, name, args, kw)
 

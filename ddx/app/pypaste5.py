@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import (
     pybuffers,  # noqa: F401  (registers register_buffer, buffers, state_dict, apply, ...)
     pycontainers,  # noqa: F401  (registers nn.ModuleList, nn.ModuleDict, ..., collections)
+    pyinit2,  # noqa: F401  (registers nn.init.eye_, dirac_, orthogonal_, sparse_, trunc_normal_)
     pynn5,  # noqa: F401  (registers nn.Threshold, nn.Hardshrink, nn.Softshrink)
     pynnclass,
     pysched2,  # noqa: F401  (registers ConstantLR, LinearLR, SequentialLR, ReduceLROnPlateau...)
