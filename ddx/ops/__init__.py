@@ -27,6 +27,7 @@ from . import (  # noqa: F401 - registering the rows
     rows_misc,
     rows_more,
     rows_reduce,
+    rows_round,
     rows_shape,
     rows_shrink,
 )
