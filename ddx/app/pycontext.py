@@ -6,7 +6,8 @@
   no time columns (PyTorch's times differ from run to run anyway).
 - ``torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook)``: the block runs, and
   at its end ``pack_hook`` is called on every tensor the nodes made in it save (in the order
-  the nodes were made). ddx's nodes keep their own inputs, so ``unpack_hook`` is not called.
+  the nodes were made), and ``unpack_hook`` on what it returned when the backward reaches
+  that node. ddx's nodes keep their own inputs, so what ``unpack_hook`` returns is not used.
 - ``grad_fn._raw_saved_self`` (and the other ``_raw_saved_*``): a SavedTensor whose
   ``register_hooks(pack_hook, unpack_hook)`` calls ``pack_hook`` on it at once, as PyTorch
   does."""
@@ -114,10 +115,28 @@ class SavedTensorsHooks:
             if not isinstance(fn, Function) or id(fn) in seen:
                 continue
             seen.add(id(fn))
+            packed = []
             for name in pysaved.names(fn):
                 value = pysaved.saved(fn, name)
                 if isinstance(value, Tensor):
-                    _call(ev, self.node, self.pack, [value])
+                    packed.append(_call(ev, self.node, self.pack, [value]))
+            if packed and fn.output is not None:
+                self.unpack_before(ev, fn.output, packed)
+
+    def unpack_before(self, ev, out: Tensor, packed: list) -> None:
+        """unpack_hook on each packed value when the backward reaches the node (a hook on
+        the node's output, which the engine runs just before the node); the node computes
+        with its own saved values still, so what unpack_hook returns is not used."""
+        from .pyhooks import ACTIVE
+
+        def hook(g):
+            for value in packed:
+                _call(ACTIVE[-1] if ACTIVE else ev, self.node, self.unpack, [value])
+            return None
+        if ev.journal is not None:
+            ev.journal.keep(out, "hooks")
+        out.hooks = {**(out.hooks or {}), ("unpack", id(self)): hook}
+        Tensor.hooked += 1
 
 
 def _saved_tensors_hooks(ev, node, args: list, kw: dict) -> SavedTensorsHooks:

@@ -90,7 +90,7 @@ def _kaiming_std(t: Tensor, a, mode: str, nonlinearity: str) -> float:
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
-def _native(name: str, names: tuple, defaults: tuple, body):
+def native_init(name: str, names: tuple, defaults: tuple, body):
     def call(ev, node, args, kw):
         got = _args(node, args, kw, names, defaults)
         return body(ev, *got)
@@ -98,26 +98,26 @@ def _native(name: str, names: tuple, defaults: tuple, body):
 
 
 FUNCTIONS = {
-    "zeros_": _native("zeros_", (), (), lambda ev, t: _set(ev, t, np.zeros(t.value.shape))),
-    "ones_": _native("ones_", (), (), lambda ev, t: _set(ev, t, np.ones(t.value.shape))),
-    "constant_": _native("constant_", ("val",), (0.0,),
+    "zeros_": native_init("zeros_", (), (), lambda ev, t: _set(ev, t, np.zeros(t.value.shape))),
+    "ones_": native_init("ones_", (), (), lambda ev, t: _set(ev, t, np.ones(t.value.shape))),
+    "constant_": native_init("constant_", ("val",), (0.0,),
                          lambda ev, t, val: _set(ev, t, np.full(t.value.shape, val))),
-    "uniform_": _native("uniform_", ("a", "b"), (0.0, 1.0),
+    "uniform_": native_init("uniform_", ("a", "b"), (0.0, 1.0),
                         lambda ev, t, a, b: _draw(ev, t, "uniform", a, b)),
-    "normal_": _native("normal_", ("mean", "std"), (0.0, 1.0),
+    "normal_": native_init("normal_", ("mean", "std"), (0.0, 1.0),
                        lambda ev, t, mean, std: _draw(ev, t, "normal", mean, std)),
-    "xavier_uniform_": _native(
+    "xavier_uniform_": native_init(
         "xavier_uniform_", ("gain",), (1.0,),
         lambda ev, t, gain: _draw(ev, t, "uniform", -_xavier(t, gain) * math.sqrt(3.0),
                                   _xavier(t, gain) * math.sqrt(3.0))),
-    "xavier_normal_": _native("xavier_normal_", ("gain",), (1.0,),
+    "xavier_normal_": native_init("xavier_normal_", ("gain",), (1.0,),
                               lambda ev, t, gain: _draw(ev, t, "normal", 0.0, _xavier(t, gain))),
-    "kaiming_uniform_": _native(
+    "kaiming_uniform_": native_init(
         "kaiming_uniform_", ("a", "mode", "nonlinearity"), (0, "fan_in", "leaky_relu"),
         lambda ev, t, a, mode, nl: _draw(ev, t, "uniform",
                                          -math.sqrt(3.0) * _kaiming_std(t, a, mode, nl),
                                          math.sqrt(3.0) * _kaiming_std(t, a, mode, nl))),
-    "kaiming_normal_": _native(
+    "kaiming_normal_": native_init(
         "kaiming_normal_", ("a", "mode", "nonlinearity"), (0, "fan_in", "leaky_relu"),
         lambda ev, t, a, mode, nl: _draw(ev, t, "normal", 0.0, _kaiming_std(t, a, mode, nl))),
     "calculate_gain": Native("calculate_gain", lambda ev, node, args, kw: calculate_gain(
@@ -139,5 +139,5 @@ def register() -> None:
     EXTRA["torch.nn"]["init"] = INIT
 
 
-__all__ = ["INIT", "calculate_gain"]
+__all__ = ["FUNCTIONS", "INIT", "calculate_gain", "native_init"]
 register()

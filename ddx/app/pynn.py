@@ -20,6 +20,7 @@ from .pyvalues import Instance
 from .values import Str
 
 PARAMETERS: weakref.WeakSet = weakref.WeakSet()  # the tensors that are nn.Parameters
+MORE_METHODS: dict = {}  # name -> fn(ev, node, module, args, kw): nn.Module's other methods
 
 
 def parameter(ev, node, args, kw) -> Tensor:
@@ -95,10 +96,11 @@ def module_method(ev, node, m: Any, name: str, args: list, kw: dict) -> Any:
         return [p for _, p in named_parameters(m)]
     if name == "named_parameters":
         return [(k, p) for k, p in named_parameters(m)]
+    if name in MORE_METHODS:  # (the containers' and buffers' methods: pycontainers.py)
+        return MORE_METHODS[name](ev, node, m, args, kw)
     if name in ("children", "named_children"):
         kids = own(m)[1]
-        return [Str(k) if name == "x" else v for k, v in kids] if name == "children" else \
-            [(Str(k), v) for k, v in kids]
+        return [v for _, v in kids] if name == "children" else [(Str(k), v) for k, v in kids]
     if name in ("modules", "named_modules"):
         mods = named_modules(m)
         return [v for _, v in mods] if name == "modules" else [(Str(k), v) for k, v in mods]
@@ -141,6 +143,10 @@ def module_repr(m: Any) -> str:
             out.append(pad + ")")
             continue
         kind = mod.cls.name if isinstance(mod, Instance) else mod.kind
+        if hasattr(mod, "own_repr"):  # (ModuleList's runs of equal modules, ParameterList)
+            lines = mod.own_repr().split("\n")
+            out.extend([pad + head + lines[0]] + [pad + line for line in lines[1:]])
+            continue
         kids = own(mod)[1]
         if not kids:
             extra = "" if isinstance(mod, Instance) else mod.extra()
@@ -168,7 +174,7 @@ class ModuleBase:
         obj.py_call = lambda ev, node, args, kw: call_module(ev, node, obj, args, kw)
 
     def class_attr(self, name: str) -> Any:
-        if name in METHOD_NAMES:
+        if name in METHOD_NAMES or name in MORE_METHODS:
             return ModuleMethod(name)
         return None
 
@@ -374,20 +380,9 @@ def register() -> None:
     })
     for kind, fn in LOSSES.items():
         nn[kind] = _activation(kind, fn)
-    _flatten_default()
-
-
-def _flatten_default() -> None:
-    """nn.Flatten's start_dim is 1 (torch.flatten's is 0)."""
-    make = EXTRA["torch.nn"]["Flatten"].fn
-
-    def flatten(ev, node, args, kw):
-        if not args and "start_dim" not in kw:
-            kw = {**kw, "start_dim": (1, node.pos)}
-        return make(ev, node, args, kw)
-    EXTRA["torch.nn"]["Flatten"] = Native("Flatten", flatten)
 
 
 register()
 
-__all__ = ["PARAMETERS", "ModuleBase", "is_module", "module_repr", "named_parameters", "parameter"]
+__all__ = ["MORE_METHODS", "PARAMETERS", "ModuleBase", "is_module", "module_repr", "named_parameters",
+           "parameter"]

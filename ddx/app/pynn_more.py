@@ -139,7 +139,9 @@ def _activation(kind: str, fn: str, params: tuple, shown):
     def make(ev, node, args, kw):
         given = {**dict(params), **_bind(kind, params, list(args), kw)}
         inplace = given.pop("inplace", False)
-        passed = {k: (v, node.pos) for k, v in given.items() if v is not None}
+        # (a default is a plain number; the F.* rows take numbers as Python's wrapped scalars)
+        passed = {k: (weak(v) if type(v) in (int, float) else v, node.pos)
+                  for k, v in given.items() if v is not None}
         if inplace and fn in ("hardtanh", "relu6", "leaky_relu"):
             passed["inplace"] = (inplace, node.pos)
         if kind == "Softmax2d":  # softmax over the channels: dim -3

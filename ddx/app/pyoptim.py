@@ -11,6 +11,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph.tensor import Tensor
 from ..ops import vml
 from ..ops.rng_math import fma32, fma64
+from . import pygroups
 from .pymodules import EXTRA, Native
 
 
@@ -46,25 +47,24 @@ class Optimizer:
     kind = "Optimizer"
 
     def __init__(self, params: list, defaults: dict) -> None:
-        self.params = params
         self.defaults = defaults
+        self.opts = dict(defaults)
         self.state: dict[int, dict] = {}
-        # opt.param_groups: one dict that stays, so g["lr"] = 0.01 (or a scheduler) changes
-        # what step() uses (read back into defaults at each step)
-        self.groups = [{"params": list(params), **defaults}]
+        # opt.param_groups: dicts that stay, so g["lr"] = 0.01 (or a scheduler) changes what
+        # step() uses; a list of dicts is one group each, their missing options the defaults
+        self.groups: list = []
+        for group in pygroups.split_groups(params):
+            self.add_group(group)
 
-    def sync(self) -> None:
-        """The options step() uses: the param group's, as the user or a scheduler set them."""
-        group = self.groups[0]
-        for key in self.defaults:
-            if key in group:
-                self.defaults[key] = _number(group[key])
+    @property
+    def params(self) -> list:
+        return [p for g in self.groups for p in g["params"]]
+
+    def add_group(self, group: dict) -> None:
+        pygroups.add_group(self.groups, group, self.defaults, _params)
 
     def __repr__(self) -> str:
-        lines = [f"{self.kind} (", "Parameter Group 0"]
-        for k, v in sorted(self.defaults.items()):
-            lines.append(f"    {k}: {v}")
-        return "\n".join(lines) + "\n)"
+        return pygroups.optimizer_repr(self.kind, self.groups)
 
     def py_method(self, ev, node, name, args, kw):
         if name == "zero_grad":
@@ -76,19 +76,29 @@ class Optimizer:
         if name == "step":
             if args or kw:
                 raise DdxTypeError("ddx's step() takes no closure")
-            self.sync()
-            for p in self.params:
-                if p.grad is None:
-                    continue
-                if ev.journal is not None:
-                    ev.journal.keep(p, "value")
-                    ev.journal.keep(self, "state")
-                self.state = dict(self.state)
-                st = dict(self.state.get(id(p), {}))
-                p.value = self.update(p.value, np.asarray(p.grad, dtype=p.value.dtype), st)
-                self.state[id(p)] = st
+            for group in self.groups:
+                self.opts = {k: _number(group.get(k, v)) for k, v in self.defaults.items()}
+                self.step_group(ev, group["params"])
+            return None
+        if name == "add_param_group":
+            if ev.journal is not None:
+                ev.journal.keep(self, "groups")
+            self.groups = list(self.groups)
+            self.add_group(args[0] if args else kw["param_group"][0])
             return None
         raise DdxTypeError(f"'{self.kind}' object has no attribute '{name}'")
+
+    def step_group(self, ev, params: list) -> None:
+        for p in params:
+            if p.grad is None:
+                continue
+            if ev.journal is not None:
+                ev.journal.keep(p, "value")
+                ev.journal.keep(self, "state")
+            self.state = dict(self.state)
+            st = dict(self.state.get(id(p), {}))
+            p.value = self.update(p.value, np.asarray(p.grad, dtype=p.value.dtype), st)
+            self.state[id(p)] = st
 
     def py_attr(self, ev, node, name):
         if name == "param_groups":
@@ -100,7 +110,7 @@ class SGD(Optimizer):
     kind = "SGD"
 
     def update(self, p: np.ndarray, g: np.ndarray, st: dict) -> np.ndarray:
-        o = self.defaults
+        o = self.opts
         if o["maximize"]:
             g = -g
         if o["weight_decay"] != 0:
@@ -121,7 +131,7 @@ class Adam(Optimizer):
     kind = "Adam"
 
     def update(self, p: np.ndarray, g: np.ndarray, st: dict) -> np.ndarray:
-        o = self.defaults
+        o = self.opts
         d = p.dtype.type
         beta1, beta2 = o["betas"]
         if o["maximize"]:
@@ -156,8 +166,6 @@ def _params(value) -> list:
         raise DdxTypeError("params argument given to the optimizer should be an iterable of "
                            "Tensors or dicts, but got " + type(value).__name__)
     for t in items:
-        if isinstance(t, dict):
-            raise DdxTypeError("ddx's optimizers take one parameter group (a list of tensors)")
         if not isinstance(t, Tensor):
             raise DdxTypeError("optimizer can only optimize Tensors, but one of the params is "
                                f"{type(t).__name__}")
@@ -192,7 +200,7 @@ def _maker(cls, names: tuple, defaults: dict):
             raise DdxRuntimeError(f"Invalid learning rate: {opts['lr']}")
         if cls is SGD and opts["nesterov"] and (opts["momentum"] <= 0 or opts["dampening"]):
             raise DdxRuntimeError("Nesterov momentum requires a momentum and zero dampening")
-        return cls(_params(params), opts)
+        return cls(params, opts)
     return Native(cls.kind, make)
 
 

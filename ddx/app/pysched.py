@@ -30,34 +30,45 @@ class Scheduler:
         if not isinstance(optimizer, Optimizer):
             raise DdxTypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer, self.options = optimizer, options
-        group = optimizer.groups[0]
-        group.setdefault("initial_lr", group["lr"])
-        self.base_lrs = [_float(group["initial_lr"])]
+        for group in optimizer.groups:
+            group.setdefault("initial_lr", group["lr"])
+        self.base_lrs = [_float(g["initial_lr"]) for g in optimizer.groups]
         self.last_epoch = -1
-        self.last_lr = [_float(group["lr"])]
+        self.last_lr = [_float(g["lr"]) for g in optimizer.groups]
+        self.setup(ev, node)
         self.step(ev, node)  # (PyTorch's _initial_step: epoch 0, the lr as it is)
 
     def __repr__(self) -> str:
         return f"<torch.optim.lr_scheduler.{self.kind} object>"
+
+    def setup(self, ev, node) -> None:  # what a scheduler checks or makes from its options
+        pass
 
     def lr(self, ev, node, current: float) -> float:  # the lr at self.last_epoch
         raise NotImplementedError
 
     def step(self, ev, node) -> None:
         self.last_epoch += 1
-        group = self.optimizer.groups[0]
-        new = self.lr(ev, node, _float(group["lr"]))
-        group["lr"] = weak(new)
-        self.last_lr = [new]
+        self.last_lr = []
+        for i, group in enumerate(self.optimizer.groups):
+            self.group = i  # (the group lr() computes for: its base_lrs[i], its lambda)
+            new = self.lr(ev, node, _float(group["lr"]))
+            group["lr"] = weak(new)
+            self.last_lr.append(new)
+
+    def keep(self, ev) -> None:
+        """What step() changes, kept for the REPL's undo."""
+        if ev.journal is not None:
+            ev.journal.keep(self, "last_epoch")
+            ev.journal.keep(self, "last_lr")
+            for group in self.optimizer.groups:
+                ev.journal.bind(group, "lr", group["lr"])
 
     def py_method(self, ev, node, name, args, kw):
         if name == "step":
             if args or kw:
                 raise DdxTypeError("ddx's scheduler step() takes no epoch")
-            if ev.journal is not None:
-                ev.journal.keep(self, "last_epoch")
-                ev.journal.keep(self, "last_lr")
-                ev.journal.bind(self.optimizer.groups[0], "lr", self.optimizer.groups[0]["lr"])
+            self.keep(ev)
             self.step(ev, node)
             return None
         if name == "get_last_lr":
@@ -102,10 +113,24 @@ class ExponentialLR(Scheduler):
 class LambdaLR(Scheduler):
     kind = "LambdaLR"
 
+    def setup(self, ev, node) -> None:
+        self.lambdas = lambdas(self.options["lr_lambda"], len(self.optimizer.groups))
+
     def lr(self, ev, node, current: float) -> float:
-        factor = pycalls.call_value(ev, node, self.options["lr_lambda"],
+        factor = pycalls.call_value(ev, node, self.lambdas[self.group],
                                     [weak(self.last_epoch)], {})
-        return self.base_lrs[0] * _float(factor)
+        return self.base_lrs[self.group] * _float(factor)
+
+
+def lambdas(given: Any, n: int) -> list:
+    """lr_lambda: one function for every group, or a list of one per group."""
+    if not isinstance(given, (list, tuple)):
+        return [given] * n
+    if len(given) != n:
+        from .pyerrors import PyException
+
+        raise PyException.error("ValueError", f"Expected {n} lr_lambdas, but got {len(given)}")
+    return list(given)
 
 
 # class -> (positional parameters after the optimizer, defaults)
@@ -115,8 +140,8 @@ SCHEDULERS = {StepLR: (("step_size", "gamma"), {"gamma": 0.1}),
               LambdaLR: (("lr_lambda",), {})}
 
 
-def _maker(cls):
-    names, defaults = SCHEDULERS[cls]
+def maker(cls, table: dict | None = None):
+    names, defaults = (table or SCHEDULERS)[cls]
 
     def make(ev, node, args, kw):
         if not args and "optimizer" not in kw:
@@ -145,11 +170,11 @@ def _maker(cls):
 
 
 def register() -> None:
-    module = PyModule("torch.optim.lr_scheduler", {cls.kind: _maker(cls) for cls in SCHEDULERS})
+    module = PyModule("torch.optim.lr_scheduler", {cls.kind: maker(cls) for cls in SCHEDULERS})
     EXTRA["torch.optim"]["lr_scheduler"] = module
     MODULES["torch.optim.lr_scheduler"] = module
 
 
 register()
 
-__all__ = ["SCHEDULERS", "Scheduler"]
+__all__ = ["SCHEDULERS", "Scheduler", "lambdas", "maker"]

@@ -49,6 +49,9 @@ def assign_item(ev, target, value: Any) -> Any:
         else:
             base[key] = value
         return value
+    if hasattr(base, "py_setitem") and len(keys) == 1:  # (nn.ModuleDict, nn.ModuleList)
+        base.py_setitem(ev, keys[0], value)
+        return value
     if isinstance(base, list) and len(keys) == 1:
         _list_item(ev, target, base, keys[0], value)
         return value

@@ -11,6 +11,7 @@ from ..graph.values import DType
 from . import pyvalues
 from .pyerrors import EXCEPTIONS, PARENTS, ExceptionType, PyException, user_chain
 from .pymodules import Native
+from .pynnclass import class_of
 from .pyvalues import Instance, UserClass, type_label
 from .values import PyNumber, PyType
 
@@ -25,6 +26,9 @@ def type_(ev, node, args, kw):
         return value.cls
     if getattr(value, "range_text", None) is not None:  # (range(3): pyrange.RangeList)
         return PyType("range")
+    cls = class_of(value)  # (type(m) is nn.Linear; type(p) is nn.Parameter)
+    if cls is not None:
+        return cls
     label = type_label(value)
     return PyType(pyvalues.QUALIFIED.get(label, label))
 

@@ -293,6 +293,9 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
                                  for x in items))
         except (TypeError, ValueError) as exc:
             raise DdxTypeError(str(exc)) from None
+    if op in ("==", "!=") and (getattr(a, "is_class_value", False) or
+                               getattr(b, "is_class_value", False)):
+        return (a is b) == (op == "==")  # (type(m) == nn.Linear: pynnclass.NNClass)
     if op in ("==", "!=") and (isinstance(a, (DType, Device)) or isinstance(b, (DType, Device))):
         return (a == b) == (op == "==")  # (x.dtype == torch.float32, x.device == 'cpu')
     if op in ("==", "!=") and (isinstance(a, DictView) or isinstance(b, DictView)):

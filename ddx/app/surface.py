@@ -43,6 +43,7 @@ from . import (
     pynn_more,  # noqa: F401  (registers the losses' signatures, nn.Identity, nn.Hardtanh, ...)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyorder,
+    pypaste5,  # noqa: F401  (registers the names of pypaste5.py's modules)
     pyposthooks,  # noqa: F401  (registers register_post_accumulate_grad_hook)
     pyprint,  # (registers torch.set_printoptions)
     pysaved,

@@ -45,8 +45,10 @@ def _cast(ev, node, t: Tensor, dtype: np.dtype) -> Tensor:
 
 def _convert(ev, node, t: Tensor, dtype: np.dtype) -> Tensor:
     if t.requires_grad:
-        raise DdxTypeError("ddx converts a tensor that requires grad only through .to(dtype) "
-                           "when the op surface provides it")
+        if dtype == np.float64 and t.value.dtype == np.float32:
+            return ev.op("to_float64", node, [t])  # ToCopyBackward0
+        raise DdxTypeError(f"ddx converts a tensor that requires grad from float32 to float64 "
+                           f"only, not from {t.value.dtype} to {np.dtype(dtype)}")
     out = Tensor(t.value.astype(dtype))
     out.label = ev.label(node)
     return out

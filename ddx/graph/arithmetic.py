@@ -37,6 +37,8 @@ def _python_op(sym: str, a: Any, b: Any) -> bool:
                                         item.value.item() == key) or
                         (not isinstance(item, Tensor) and item == key and
                          type(item) is not bool) for item in b)
+    elif hasattr(b, "py_contains"):  # (key in an nn.ModuleDict)
+        found = bool(b.py_contains(a))
     else:
         raise DdxTypeError(f"argument of type '{type_name(b)}' is not iterable")
     return found if sym == "in" else not found

@@ -74,8 +74,10 @@ def _by_number(name: str):
                                f", {'Tensor' if not b.weak else type(_plain(b)).__name__}), but "
                                "expected (Tensor input, Tensor other) or (Tensor input, Number "
                                "other)", start=node.pos, end=node.end)
-        if b.weak:
-            return ev.op(f"{name}_scalar", node, [a], {"other": float(_plain(b))})
+        if b.weak:  # (an int tensor by an int stays int: remainder(tensor([-3, 3]), 2))
+            v = _plain(b)
+            whole = type(v) is int and a.value.dtype.kind in "iu"
+            return ev.op(f"{name}_scalar", node, [a], {"other": v if whole else float(v)})
         ev.check_broadcast(node, a, b)
         return ev.op(name, node, [a, b])
     return call

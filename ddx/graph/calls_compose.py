@@ -127,8 +127,16 @@ def call_unflatten(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 def call_repeat_interleave(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, aliased(node, kw), ("input", "repeats", "dim", "output_size"),
-                 required=2)
+                 required=1)
     a = tensor_arg(ev, node, given["input"])
+    if "repeats" not in given:  # torch.repeat_interleave(repeats): each index, repeats[i] times
+        if a.value.ndim > 1 or a.value.dtype.kind not in "iu":
+            raise fail(node, "repeat_interleave(repeats): repeats must be 0-dim or 1-dim "
+                             "Long or Int tensor")
+        r = a.value.reshape(-1)
+        if (r < 0).any():
+            raise fail(node, "repeats can not be negative")
+        return Tensor(np.repeat(np.arange(r.size, dtype=np.int64), r))
     reps = given["repeats"]
     if given.get("dim") is None:
         if a.value.ndim != 1:

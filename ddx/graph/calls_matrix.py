@@ -127,12 +127,18 @@ def call_diag(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 def call_diagonal(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, kw, ("input", "offset", "dim1", "dim2"))
     a = tensor_arg(ev, node, given["input"])
-    if a.value.ndim != 2 or (dim_of(ev, node, given.get("dim1", 0), 2),
-                             dim_of(ev, node, given.get("dim2", 1), 2)) != (0, 1):
-        raise fail(node, "diagonal(): ddx takes the diagonal of a matrix (2-D, dim1=0, dim2=1)",
+    if a.value.ndim < 2:
+        raise fail(node, f"diagonal dimensions requires ndim larger than 1, but got "
+                         f"{a.value.ndim}", DdxShapeError)
+    dims = (dim_of(ev, node, given.get("dim1", 0), a.value.ndim),
+            dim_of(ev, node, given.get("dim2", 1), a.value.ndim))
+    if dims[0] == dims[1]:
+        raise fail(node, f"diagonal dimensions cannot be identical {dims[0]}, {dims[1]}",
                    DdxShapeError)
-    return ev.op("diagonal", node, [a], {"offset": int_list(ev, node,
-                                                            [given.get("offset", 0)])[0]})
+    kw = {"offset": int_list(ev, node, [given.get("offset", 0)])[0]}
+    if dims != (0, 1) or a.value.ndim != 2:  # (numpy's default dims are 0, 1 too)
+        kw.update(dim1=dims[0], dim2=dims[1])
+    return ev.op("diagonal", node, [a], kw)
 
 
 def call_einsum(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:

@@ -7,6 +7,7 @@ recorded graph (its numbers would be frozen)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -138,20 +139,42 @@ def fn_randint_like(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 
 def fn_normal(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    """torch.normal(mean, std, size): numbers for mean and std (the tensor forms are not
-    supported)."""
+    """torch.normal(mean, std, size) with numbers; with a tensor mean or std, as ATen:
+    normal_(0, 1) (normal_(0, std) for a number std) times the std tensor plus the mean, in
+    their broadcast shape."""
     given = bind(node, args, {k: v for k, v in kw.items() if k not in OPTIONS},
-                 ("mean", "std", "size"), 3)
-    for key in ("mean", "std"):
-        if isinstance(given[key], Tensor) and not given[key].weak:
-            raise DdxTypeError("normal() with a tensor mean or std is not supported by ddx: "
-                               "give numbers and a size, normal(0.0, 1.0, (2, 3))",
-                               start=node.pos, end=node.end)
-    mean = float(number_arg(node, "mean", given["mean"], 1))
-    std = float(number_arg(node, "std", given["std"], 2))
+                 ("mean", "std", "size"), 1)
+    m, s = given["mean"], given.get("std", weak(1.0))
+    if isinstance(m, Tensor) and not m.weak or isinstance(s, Tensor) and not s.weak:
+        return _normal_tensors(ev, node, m, s)
+    if "std" not in given:
+        raise DdxTypeError("normal() missing required argument 'std'", start=node.pos,
+                           end=node.end)
+    mean = float(number_arg(node, "mean", m, 1))
+    std = float(number_arg(node, "std", s, 2))
     shape = size_arg(node, given["size"], 3 if len(args) > 2 else None)
     dtype, grad = options(node, kw, ev.dtype)
     return fresh(ev, node, _draw(ev, node, "normal", shape, dtype, mean, std), grad)
+
+
+def _normal_tensors(ev: Evaluating, node: Ast, m: Any, s: Any) -> Tensor:
+    tm = isinstance(m, Tensor) and not m.weak
+    ts = isinstance(s, Tensor) and not s.weak
+    if tm and ts:
+        ev.check_broadcast(node, m, s)
+    like = m if tm else s
+    dtype = like.value.dtype
+    if ts and (s.value < 0).any():
+        raise DdxRuntimeError("normal expects all elements of std >= 0.0", start=node.pos,
+                              end=node.end)
+    shape = np.broadcast_shapes(m.value.shape, s.value.shape) if tm and ts else like.value.shape
+    if ts:
+        z = _draw(ev, node, "normal", shape, dtype, 0.0, 1.0)
+        z = (z * s.value).astype(dtype)
+    else:
+        z = _draw(ev, node, "normal", shape, dtype, 0.0, float(number_arg(node, "std", s, 2)))
+    mean = m.value if tm else dtype.type(float(number_arg(node, "mean", m, 1)))
+    return fresh(ev, node, (z + mean).astype(dtype), False)
 
 
 def fn_randperm(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:

@@ -19,9 +19,11 @@ from . import (
     calls_functional,
     calls_layers,
     calls_linalg,
+    calls_loss5,
     calls_misc,
     calls_more,
     calls_reduce,
+    calls_round5,
     calls_shape,
     create_dropout,
 )
@@ -41,7 +43,8 @@ from .values import weak
 # (their tables are merged below)
 CALL_MODULES = (calls_arith, calls_compare, calls_reduce, calls_linalg, calls_shape, calls_create,
                 calls_layers, calls_composite, calls_more, calls_misc, calls_compose, calls_div,
-                calls_functional, create_dropout)
+                calls_functional, create_dropout, calls_round5,
+                calls_loss5)
 
 __all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 

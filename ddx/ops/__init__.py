@@ -18,6 +18,7 @@ from __future__ import annotations
 from . import (  # noqa: F401 - registering the rows
     rows,
     rows_arith,
+    rows_cast,
     rows_compare,
     rows_div,
     rows_layers,
@@ -26,7 +27,9 @@ from . import (  # noqa: F401 - registering the rows
     rows_misc,
     rows_more,
     rows_reduce,
+    rows_round,
     rows_shape,
+    rows_shrink,
 )
 from .rows import stack_op
 from .table import CALLS, OPS, UFUNCS, Op, display_name, op, unregister

@@ -15,6 +15,8 @@ def count_nonzero(a, dim=None):
 
 
 def nonzero(a):
+    if np.ndim(a) == 0:  # (a 0-d tensor: one row of no indices if it is not zero)
+        return np.zeros((1 if np.asarray(a) else 0, 0), dtype=np.int64)
     return np.argwhere(np.asarray(a)).astype(np.int64).reshape(-1, max(np.ndim(a), 0))
 
 

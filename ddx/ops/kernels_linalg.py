@@ -168,22 +168,24 @@ def diag_embed_back(g, o, a, *, diagonal=0):
     return on_parts(np.diagonal, g, diagonal)
 
 
-def diagonal(a, *, offset=0, copy=None):
-    return np.diagonal(a, offset).copy()
+def diagonal(a, *, offset=0, copy=None, dim1=0, dim2=1):
+    """torch.diagonal: the diagonal of dims dim1, dim2, as the last dim (numpy's too)."""
+    return np.diagonal(a, offset, dim1, dim2).copy()
 
 
-def _diagonal_scatter(g, shape, offset):
+def _diagonal_scatter(g, shape, offset, dim1=0, dim2=1):
     out = np.zeros(shape, dtype=g.dtype)
+    moved = np.moveaxis(out, (dim1, dim2), (-2, -1))  # (a view: written through)
     rows = np.arange(g.shape[-1])
     if offset >= 0:
-        out[..., rows, rows + offset] = g
+        moved[..., rows, rows + offset] = g
     else:
-        out[..., rows - offset, rows] = g
+        moved[..., rows - offset, rows] = g
     return out
 
 
-def diagonal_back(g, o, a, *, offset=0, copy=None):
-    return on_parts(_diagonal_scatter, g, np.shape(a), offset)
+def diagonal_back(g, o, a, *, offset=0, copy=None, dim1=0, dim2=1):
+    return on_parts(_diagonal_scatter, g, np.shape(a), offset, dim1, dim2)
 
 
 def bmm_vjp_a(g, o, a, b):
@@ -221,9 +223,11 @@ def emit_solve(args, t, lib):
 
 def emit_diagonal(args, t, lib):
     k = t.kw.get("offset", 0)
+    dims = f", {t.kw['dim1']}, {t.kw['dim2']}" if "dim1" in t.kw else ""
     if lib == "jax":
-        return f"jnp.diagonal({args[0]}, {k})"
-    return f"torch.diag({args[0]}, {k})" if t.kw.get("copy") else f"torch.diagonal({args[0]}, {k})"
+        return f"jnp.diagonal({args[0]}, {k}{dims})"
+    return f"torch.diag({args[0]}, {k})" if t.kw.get("copy") else \
+        f"torch.diagonal({args[0]}, {k}{dims})"
 
 
 # --- einsum -------------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ from .kernels_pow import (
     square_vjp_into,
     tensor_power,
 )
+from .kernels_rem import remainder as aten_remainder
 from .kernels_unary import (
     acosh_vjp,
     arccosh,
@@ -320,7 +321,7 @@ op("fmod", "FmodBackward1", np.fmod, lambda g, o, a, b: g,
    kink=(at_integer_ratio, "fmod jumps where x/y is an integer: PyTorch takes the slopes 1 "
                            "and -trunc(x/y)"),
    emit={"torch": "torch.fmod({0}, {1})", "jax": "jnp.fmod({0}, {1})"})
-op("remainder", "RemainderBackward1", np.remainder, lambda g, o, a, b: g,
+op("remainder", "RemainderBackward1", aten_remainder, lambda g, o, a, b: g,
    lambda g, o, a, b: -g * floor_div(a, b), reads="i", call="binary", domain=(0.5, 2.0),
    kink=(at_integer_ratio, "remainder jumps where x/y is an integer: PyTorch takes the "
                            "slopes 1 and -floor(x/y)"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels_act import gelu_tanh, gelu_tanh_vjp
+from .kernels_rem import remainder as aten_remainder
 from .table import op
 
 op("add_scaled", "AddBackward0", lambda a, b, *, alpha: a + alpha * b,
@@ -29,7 +30,7 @@ op("fmod_scalar", "FmodBackward0", lambda a, *, other: np.fmod(a, other),
    kink=(lambda a, *, other: np.mod(a / other, 1) == 0,
          "fmod jumps where x/y is an integer: PyTorch takes the slope 1"),
    domain=(0.25, 1.75), example=("fmod(x, 2)", {}))
-op("remainder_scalar", "RemainderBackward0", lambda a, *, other: np.remainder(a, other),
+op("remainder_scalar", "RemainderBackward0", lambda a, *, other: aten_remainder(a, other),
    lambda g, o, a, *, other: g, saves=False, reads="", shown="remainder", symbol="%",
    emit={"torch": "torch.remainder({0}, {other!r})", "jax": "jnp.remainder({0}, {other!r})"},
    kink=(lambda a, *, other: np.mod(a / other, 1) == 0,

@@ -1,0 +1,13 @@
+# torch.round's documented examples, with decimals (RoundBackward1)
+import torch
+print(torch.round(torch.tensor((4.7, -2.3, 9.1, -7.7))))
+print(torch.round(torch.tensor([-0.5, 0.5, 1.5, 2.5])))
+print(torch.round(torch.tensor([0.1234567]), decimals=3))
+print(torch.round(torch.tensor([1200.1234567]), decimals=-3))
+x = torch.tensor([0.125, -2.675, 1234.5678, 0.0049999], requires_grad=True)
+torch.set_printoptions(precision=8)
+y = x.round(decimals=2)
+print(y, y.grad_fn.name())
+y.sum().backward()
+print(x.grad)
+print(torch.round(x, decimals=0).grad_fn.name(), torch.round(x).grad_fn.name(), torch.round(x.double(), decimals=1), x.round(decimals=-2))

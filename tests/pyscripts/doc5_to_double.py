@@ -1,0 +1,18 @@
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.double()
+print(y)
+z = (y * y).sum()
+z.backward()
+print(x.grad, x.grad.dtype)
+a = torch.tensor([1.5, 2.5], dtype=torch.float64, requires_grad=True)
+b = a * 3
+b.sum().backward()
+print(a.grad)
+print(torch.autograd.grad(a.exp().sum(), a))
+p = torch.tensor([0.5, -1.5], requires_grad=True)
+q = p.double().exp() * p.to(torch.float64)
+print(q, q.dtype)
+print(torch.autograd.grad(q.sum(), p))
+print(torch.autograd.gradcheck(lambda t: (t * t).sin(), (p.double(),)))
+print(p.double().grad_fn.name(), p.double().requires_grad, p.double().is_leaf)
