@@ -256,8 +256,8 @@ def members_of(session: Session, path: str) -> list[str]:
         return sorted(set(TENSOR_ATTRS) | {m + "(" for m in TENSOR_METHODS} |
                       {f + "(" for f in FUNCTIONS if "Tensor" in namespaces.spaces_of(f)})
     if isinstance(obj, (Function, AccumulateGrad)):
-        return ["next_functions", "name()"] + (["variable"] if isinstance(obj, AccumulateGrad)
-                                               else [])
+        return ["next_functions", "name()", "register_hook(", "register_prehook("] + (
+            ["variable"] if isinstance(obj, AccumulateGrad) else [])
     if isinstance(obj, list):
         return ["append(", "extend(", "pop(", "insert(", "index(", "count(", "copy(",
                 "clear(", "reverse("]

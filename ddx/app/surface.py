@@ -41,6 +41,7 @@ from . import (
     pynn,  # (registers torch.nn)
     pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
     pynn_more,  # noqa: F401  (registers the losses' signatures, nn.Identity, nn.Hardtanh, ...)
+    pynodehooks,  # (grad_fn.register_hook/register_prehook, register_multi_grad_hook)
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyorder,
     pypaste5,  # noqa: F401  (registers the names of pypaste5.py's modules)
@@ -255,7 +256,11 @@ def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any
         if name == "name":
             return Str(("torch::autograd::" + obj.name if obj.name == "CopySlices" else obj.name)
                        if isinstance(obj, Function) else "torch::autograd::AccumulateGrad")
-        raise _no_attr(node, f"'{obj.name}' object", ["name"])
+        got = pynodehooks.register_node_hook(ev, node, obj, name, args, kw)
+        if got is not NotImplemented:
+            return got
+        raise _no_attr(node, f"'{obj.name}' object", ["name", "register_hook",
+                                                       "register_prehook"])
     if isinstance(obj, PyNumber):
         obj = Tensor(np.asarray(obj.raw))
     if isinstance(obj, Tensor) and not obj.weak:

@@ -10,6 +10,7 @@ from ..errors import DdxRuntimeError
 from ..graph.record import FP_EVENTS, WARNINGS, describe
 from ..graph.tensor import CHANGED, SUCCESSORS, VERSIONS, Function, Tensor
 from ..ops.kernels_sum import FLOATS, torch_sum
+from . import nodehooks
 
 
 def _summed(t: Tensor, total) -> None:
@@ -139,24 +140,27 @@ def run_hooks(t: Tensor, g):
 
 
 def _hooked_leaves(root: Function, deps: dict) -> dict:
-    """How many gradients each leaf with hooks receives (its hooks run once, on their sum)."""
+    """How many gradients each leaf with hooks (its own, or its AccumulateGrad node's)
+    receives: its hooks run once, on their sum."""
     counts: dict = {}
     for fn in (root, *deps):
         for t in fn.inputs:
-            if t.grad_fn is None and t.requires_grad and t.hooks:
+            if t.grad_fn is None and t.requires_grad and (t.hooks or t.acc_hooks()):
                 counts[t] = counts.get(t, 0) + 1
     return counts
 
 
 def _leaf_hook(t: Tensor, g, counts: dict, sums: dict):
-    """A leaf with hooks: hold its gradients until the last arrives, then run the hooks on
-    their sum (None until then)."""
+    """A leaf with hooks: hold its gradients until the last arrives, then run its tensor
+    hooks and its AccumulateGrad's pre-hooks on their sum (None until then)."""
     sums[t] = g if t not in sums else np.asarray(sums[t] + g)
     counts[t] -= 1
     if counts[t]:
         return None
-    g = run_hooks(t, sums.pop(t))
-    return g
+    g = sums.pop(t)
+    if t.hooks:
+        g = run_hooks(t, g)
+    return nodehooks.leaf_pre(t, g)
 
 
 # ops whose VJPs read an input's shape only (PyTorch saves the sizes, not the tensor)
@@ -204,6 +208,43 @@ def _modified(t: Tensor, made: str | None, now: int, then: int) -> str:
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
+def _skip(fn: Function, deps: dict, ready: list) -> None:
+    """A node that receives no gradient (a hook returned None for it) sends none: the nodes
+    after it wait for one gradient less."""
+    for t in fn.inputs:
+        f = t.grad_fn
+        if f is not None and t.requires_grad:
+            deps[f] -= 1
+            if deps[f] == 0:
+                ready.append(f)
+
+
+def _vjp_event(fn: Function, i: int, gi) -> None:
+    """A floating-point event in the VJP of ``fn`` for input i, as a warning."""
+    FP_EVENTS.clear()
+    out = fn.output
+    where = out.label if out is not None and out.label else fn.name
+    WARNINGS.append((fn.name, f"the gradient through {fn.name} ({where})"
+                              f" for input {i} gives {describe(np.asarray(gi))}"))
+
+
+def _post_hooked(fn: Function, g, args: list, hooks) -> list:
+    """What ``fn`` sends each input (None where it takes none) after its post-hooks: PyTorch
+    hands them grad_inputs and grad_outputs and takes what they return instead."""
+    sent: list = []
+    for i, t in enumerate(fn.inputs):
+        if not t.requires_grad:
+            sent.append(None)
+            continue
+        gi = np.asarray(fn.op.vjp[i](g, fn.value, *args, **fn.kw))
+        if FP_EVENTS:
+            _vjp_event(fn, i, gi)
+        if gi.shape != t.value.shape:
+            gi = unbroadcast(gi, t.value.shape)
+        sent.append(gi.astype(t.value.dtype, copy=False))
+    return list(nodehooks.run_post(hooks, tuple(sent), (g,)))
+
+
 def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
               record: dict | None = None, retain_grads: bool = True) -> int:
     """The backward pass: send g0 from ``root`` through the graph; leaves' shares go to ``sink``.
@@ -211,58 +252,92 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
     Returns how many VJPs were evaluated."""
     if root.grad_fn is None:
         if root.requires_grad:
-            sink(root, run_hooks(root, g0) if root.hooks else g0)
+            g = run_hooks(root, g0) if root.hooks else g0
+            if Tensor.hooked:
+                g = nodehooks.leaf_pre(root, g)
+            if g is not None:
+                sink(root, g)
+                if Tensor.hooked:
+                    nodehooks.leaf_post(root, g)
         return 0
     deps = graph_order(root.grad_fn)
-    leaf_hooks = _hooked_leaves(root.grad_fn, deps) if Tensor.hooked else None
+    if not Tensor.hooked:
+        return _propagate(root, g0, sink, deps, None, retain_graph, record, retain_grads)
+    leaf_hooks = _hooked_leaves(root.grad_fn, deps)
+    nodehooks.TASKS.append((next(nodehooks.SERIALS), root.grad_fn, deps, leaf_hooks))
+    try:
+        return _propagate(root, g0, sink, deps, leaf_hooks, retain_graph, record, retain_grads)
+    finally:
+        nodehooks.TASKS.pop()
+
+
+def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
+               retain_graph: bool, record: dict | None, retain_grads: bool) -> int:
     leaf_sums: dict = {}
-    for fn in (root.grad_fn, *deps):
-        if fn.freed and fn.op.saves:
-            raise DdxRuntimeError(FREED_TEXT)
-        if CHANGED:  # (something was changed in place: saved tensors may be stale)
-            check_saved(fn)
     pending: dict[Function, np.ndarray] = {root.grad_fn: g0}
     owned: set[int] = set()  # ids of pending sums created here, safe to add into in place
     ready = [root.grad_fn]
     count = 0
     while ready:
         fn = ready.pop()
-        g = pending.pop(fn)
+        g = pending.pop(fn, None)
+        if g is None:  # (a hook took every gradient away: its inputs get none from here)
+            _skip(fn, deps, ready)
+            continue
         out = fn.output
         if out is not None and out.hooks:
             g = run_hooks(out, g)
         if retain_grads and out is not None and out.retains_grad:
             _accumulate(out, g)
+        hooks = fn.node_hooks
+        if hooks is not None and hooks.pre:
+            g = nodehooks.run_pre(hooks, (g,))[0]
+            if g is None:
+                _skip(fn, deps, ready)
+                continue
+        if fn.freed and fn.op.saves:  # (as PyTorch's: when the node runs, after its hooks)
+            raise DdxRuntimeError(FREED_TEXT)
+        if CHANGED:  # (something was changed in place: saved tensors may be stale)
+            check_saved(fn)
         if record is not None:
             record[fn] = g
         inputs = fn.inputs
         args = [t.value.item() if t.weak else t.value for t in inputs]
         vjps = fn.op.vjp
         kw = fn.kw
+        sent = None
+        if hooks is not None and hooks.post:
+            sent = _post_hooked(fn, g, args, hooks)
+            count += sum(gi is not None for gi in sent)
         for i, t in enumerate(inputs):
             if not t.requires_grad:
                 continue
-            gi = vjps[i](g, fn.value, *args, **kw)
-            count += 1
-            if FP_EVENTS:
-                FP_EVENTS.clear()
-                where = out.label if out is not None and out.label else fn.name
-                WARNINGS.append((fn.name, f"the gradient through {fn.name} ({where})"
-                                          f" for input {i} gives {describe(np.asarray(gi))}"))
-            if type(gi) is not np.ndarray:
-                gi = np.asarray(gi)
-            value = t.value
-            if gi.shape != value.shape:
-                gi = unbroadcast(gi, value.shape)
-            if gi.dtype != value.dtype:
-                gi = gi.astype(value.dtype)
+            if sent is not None:
+                gi = sent[i]
+                if gi is None:
+                    continue
+            else:
+                gi = vjps[i](g, fn.value, *args, **kw)
+                count += 1
+                if FP_EVENTS:
+                    _vjp_event(fn, i, gi)
+                if type(gi) is not np.ndarray:
+                    gi = np.asarray(gi)
+                value = t.value
+                if gi.shape != value.shape:
+                    gi = unbroadcast(gi, value.shape)
+                if gi.dtype != value.dtype:
+                    gi = gi.astype(value.dtype)
             f = t.grad_fn
             if f is None:
-                if t.hooks and leaf_hooks and t in leaf_hooks:
+                if leaf_hooks and t in leaf_hooks:
                     gi = _leaf_hook(t, gi, leaf_hooks, leaf_sums)
                     if gi is None:
                         continue
-                sink(t, gi)
+                    sink(t, gi)
+                    nodehooks.leaf_post(t, gi)
+                else:
+                    sink(t, gi)
                 if FP_EVENTS:
                     _summed(t, t.grad if t.grad is not None else gi)
                 continue

@@ -117,6 +117,10 @@ class Tensor:
             self._acc = AccumulateGrad(self)
         return self._acc
 
+    def acc_hooks(self) -> NodeHooks | None:
+        """The hooks registered on this leaf's AccumulateGrad node, if any."""
+        return self._acc.node_hooks if self._acc is not None else None
+
     def edge(self):
         """This tensor's slot in a consumer's next_functions (PyTorch's (node, 0) pair)."""
         if self.grad_fn is not None:
@@ -156,11 +160,24 @@ class Tensor:
         return f"Tensor({self.display}, {self.value!r}, requires_grad={self.requires_grad})"
 
 
+class NodeHooks:
+    """A grad_fn node's hooks, as PyTorch's Node keeps them: ``pre`` {key: fn(grad_outputs)
+    -> new grad_outputs or None}, run before the node's VJPs; ``post`` {key: fn(grad_inputs,
+    grad_outputs) -> new grad_inputs or None}, run after (tuples of arrays, None where an
+    input takes no gradient; engine/nodehooks.py runs them)."""
+
+    __slots__ = ("pre", "post")
+
+    def __init__(self) -> None:
+        self.pre: dict = {}
+        self.post: dict = {}
+
+
 class Function:
     """A recorded op application: PyTorch's grad_fn node."""
 
     __slots__ = ("op", "name", "inputs", "kw", "value", "_output", "freed", "versions",
-                 "__weakref__")
+                 "node_hooks", "__weakref__")
 
     def __init__(self, op: Op, name: str, inputs: tuple[Tensor, ...], kw: dict,
                  output: Tensor) -> None:
@@ -173,6 +190,7 @@ class Function:
         # large arrays alive until the garbage collector runs.
         self._output = weakref.ref(output)
         self.freed = False
+        self.node_hooks: NodeHooks | None = None  # register_prehook's and register_hook's
         # the inputs' and the output's versions when saved, once anything was ever changed in
         # place (VERSIONS); None before: every version is 0
         self.versions = None if not CHANGED else (
@@ -193,12 +211,13 @@ class Function:
 class AccumulateGrad:
     """The sink a leaf that requires grad shows as in next_functions."""
 
-    __slots__ = ("_variable", "__weakref__")
+    __slots__ = ("_variable", "node_hooks", "__weakref__")
     name = "AccumulateGrad"
     next_functions: tuple = ()
 
     def __init__(self, variable: Tensor) -> None:
         self._variable = weakref.ref(variable)  # weak, for the same reason as Function._output
+        self.node_hooks: NodeHooks | None = None
 
     @property
     def variable(self) -> Tensor | None:
