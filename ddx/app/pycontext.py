@@ -10,7 +10,7 @@
   that node. ddx's nodes keep their own inputs, so what ``unpack_hook`` returns is not used.
 - ``grad_fn._raw_saved_self`` (and the other ``_raw_saved_*``): a SavedTensor whose
   ``register_hooks(pack_hook, unpack_hook)`` calls ``pack_hook`` on it at once, as PyTorch
-  does."""
+  does, and ``unpack_hook`` when the backward runs the node."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import DdxTypeError
 from ..graph.tensor import Function, Tensor
 from ..ops import OPS
-from . import pysaved
+from . import pynodehooks, pysaved
 from .pymodules import EXTRA, Native, PyModule
 from .pyvalues import bind_name
 
@@ -120,23 +120,20 @@ class SavedTensorsHooks:
                 value = pysaved.saved(fn, name)
                 if isinstance(value, Tensor):
                     packed.append(_call(ev, self.node, self.pack, [value]))
-            if packed and fn.output is not None:
-                self.unpack_before(ev, fn.output, packed)
+            if packed:
+                unpack_when_run(ev, self.node, fn, self.unpack, packed)
 
-    def unpack_before(self, ev, out: Tensor, packed: list) -> None:
-        """unpack_hook on each packed value when the backward reaches the node (a hook on
-        the node's output, which the engine runs just before the node); the node computes
-        with its own saved values still, so what unpack_hook returns is not used."""
-        from .pyhooks import ACTIVE
 
-        def hook(g):
-            for value in packed:
-                _call(ACTIVE[-1] if ACTIVE else ev, self.node, self.unpack, [value])
-            return None
-        if ev.journal is not None:
-            ev.journal.keep(out, "hooks")
-        out.hooks = {**(out.hooks or {}), ("unpack", id(self)): hook}
-        Tensor.hooked += 1
+def unpack_when_run(ev, node, fn: Function, unpack: Any, packed: list) -> None:
+    """unpack_hook on each packed value when the backward runs ``fn`` (after its pre-hooks,
+    as PyTorch's unpacks its saved tensors); the node computes with its own saved values
+    still, so what unpack_hook returns is not used."""
+    from .pyhooks import current
+
+    def hook() -> None:
+        for value in packed:
+            _call(current(ev), node, unpack, [value])
+    pynodehooks.add_node_hook(ev, fn, "unpack", hook)
 
 
 def _saved_tensors_hooks(ev, node, args: list, kw: dict) -> SavedTensorsHooks:
@@ -165,7 +162,8 @@ class SavedTensor:
                                start=node.pos, end=node.end)
         value = pysaved.saved(self.fn, self.name)
         if isinstance(value, Tensor):  # (PyTorch hands pack_hook the saved data, detached)
-            _call(ev, node, args[0], [Tensor(value.value)])
+            packed = _call(ev, node, args[0], [Tensor(value.value)])
+            unpack_when_run(ev, node, self.fn, args[1], [packed])
         return None
 
 
@@ -180,7 +178,9 @@ def raw_saved(fn: Function, name: str) -> Any:
 
 PROFILER = PyModule("torch.autograd.profiler", {"profile": Native("profile", _profile)})
 GRAPH = PyModule("torch.autograd.graph", {
-    "saved_tensors_hooks": Native("saved_tensors_hooks", _saved_tensors_hooks)})
+    "saved_tensors_hooks": Native("saved_tensors_hooks", _saved_tensors_hooks),
+    "register_multi_grad_hook": Native("register_multi_grad_hook",
+                                       pynodehooks.multi_grad_hook)})
 
 
 def register() -> None:

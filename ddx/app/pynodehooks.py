@@ -80,13 +80,11 @@ def _post(ev, node, fn):
     return hook
 
 
-def _add(ev, owner, kind: str, hook) -> pyhooks.RemovableHandle:
-    """``hook`` into owner's pre or post hooks: a new NodeHooks, so the journal keeps the old."""
+def add_node_hook(ev, owner, kind: str, hook) -> pyhooks.RemovableHandle:
+    """``hook`` into owner's ``kind`` hooks (pre, post or unpack): a new NodeHooks each time,
+    so that the journal keeps the old."""
     key = next(_KEYS)
-    old = owner.node_hooks
-    new = NodeHooks()
-    if old is not None:
-        new.pre, new.post = dict(old.pre), dict(old.post)
+    new = NodeHooks(owner.node_hooks)
     getattr(new, kind)[key] = hook
     if ev.journal is not None:
         ev.journal.keep(owner, "node_hooks")
@@ -99,10 +97,9 @@ def _add(ev, owner, kind: str, hook) -> pyhooks.RemovableHandle:
             return
         if ev.journal is not None:
             ev.journal.keep(owner, "node_hooks")
-        kept = NodeHooks()
-        kept.pre, kept.post = dict(now.pre), dict(now.post)
+        kept = NodeHooks(now)
         del getattr(kept, kind)[key]
-        owner.node_hooks = kept if kept.pre or kept.post else None
+        owner.node_hooks = kept or None
     return pyhooks.RemovableHandle(ev, remove)
 
 
@@ -117,13 +114,13 @@ def _hook_arg(node, args: list, kw: dict, method: str):
 def register_node_hook(ev, node, owner, name: str, args: list, kw: dict):
     """grad_fn.register_hook / register_prehook; NotImplemented for other methods."""
     if name == "register_prehook":
-        return _add(ev, owner, "pre", _pre(ev, node, _hook_arg(node, args, kw, name)))
+        return add_node_hook(ev, owner, "pre", _pre(ev, node, _hook_arg(node, args, kw, name)))
     if name == "register_hook":
-        return _add(ev, owner, "post", _post(ev, node, _hook_arg(node, args, kw, name)))
+        return add_node_hook(ev, owner, "post", _post(ev, node, _hook_arg(node, args, kw, name)))
     return NotImplemented
 
 
-def _multi_grad_hook(ev, node, args: list, kw: dict):
+def multi_grad_hook(ev, node, args: list, kw: dict):
     """torch.autograd.graph.register_multi_grad_hook(tensors, fn, *, mode="all")."""
     from .pycalls import call_value
 
@@ -179,14 +176,4 @@ def _multi_grad_hook(ev, node, args: list, kw: dict):
     return pyhooks.RemovableHandle(ev, remove_all)
 
 
-def register() -> None:
-    from .pycontext import GRAPH
-    from .pymodules import Native
-
-    GRAPH.members.setdefault("register_multi_grad_hook",
-                             Native("register_multi_grad_hook", _multi_grad_hook))
-
-
-register()
-
-__all__ = ["register_node_hook"]
+__all__ = ["add_node_hook", "multi_grad_hook", "register_node_hook"]

@@ -35,6 +35,12 @@ def run_post(hooks: NodeHooks, grads_in: tuple, grads_out: tuple) -> tuple:
     return grads_in
 
 
+def run_unpack(hooks: NodeHooks) -> None:
+    """The unpack hooks of the node's saved tensors, as its backward unpacks them."""
+    for hook in tuple(hooks.unpack.values()):
+        hook()
+
+
 def leaf_pre(t: Tensor, g):
     """A leaf's gradient through its AccumulateGrad node's pre-hooks (None: no gradient)."""
     hooks = t.acc_hooks()

@@ -299,6 +299,8 @@ def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
             raise DdxRuntimeError(FREED_TEXT)
         if CHANGED:  # (something was changed in place: saved tensors may be stale)
             check_saved(fn)
+        if hooks is not None and hooks.unpack:
+            nodehooks.run_unpack(hooks)
         if record is not None:
             record[fn] = g
         inputs = fn.inputs

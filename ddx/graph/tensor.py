@@ -164,13 +164,18 @@ class NodeHooks:
     """A grad_fn node's hooks, as PyTorch's Node keeps them: ``pre`` {key: fn(grad_outputs)
     -> new grad_outputs or None}, run before the node's VJPs; ``post`` {key: fn(grad_inputs,
     grad_outputs) -> new grad_inputs or None}, run after (tuples of arrays, None where an
-    input takes no gradient; engine/nodehooks.py runs them)."""
+    input takes no gradient); ``unpack`` {key: fn()}, its saved tensors' unpack hooks, run as
+    the node's backward unpacks them (engine/nodehooks.py runs them)."""
 
-    __slots__ = ("pre", "post")
+    __slots__ = ("pre", "post", "unpack")
 
-    def __init__(self) -> None:
-        self.pre: dict = {}
-        self.post: dict = {}
+    def __init__(self, old: NodeHooks | None = None) -> None:
+        self.pre: dict = dict(old.pre) if old is not None else {}
+        self.post: dict = dict(old.post) if old is not None else {}
+        self.unpack: dict = dict(old.unpack) if old is not None else {}
+
+    def __bool__(self) -> bool:
+        return bool(self.pre or self.post or self.unpack)
 
 
 class Function:
