@@ -103,3 +103,21 @@ def test_a_failed_statement_takes_its_node_hook_back():
                        "h = [y.grad_fn.register_prehook(lambda go: (go[0] * 100,)), nope]\n"
                        "y.sum().backward()\nprint(x.grad)\n")
     assert out[-1].strip() == "tensor([2., 2.])"
+
+
+def test_backward_inputs_runs_only_the_nodes_toward_them():
+    """z = sum(x*w) + sum(exp(w)); backward(inputs=[x]) runs MulBackward0 for x alone:
+    x.grad = w, w gets nothing, and the exp branch (whose node would record) never runs."""
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    w = Tensor(np.array([3.0, 4.0]), requires_grad=True)
+    e = record.apply(OPS["exp"], [w])
+    z = record.apply(OPS["add"], [record.apply(OPS["sum"], [record.apply(OPS["mul"], [x, w])]),
+                                  record.apply(OPS["sum"], [e])])
+    seen: dict = {}
+    reverse.backward(z, inputs=[x], record=seen, retain_graph=True)
+    assert x.grad.tolist() == [3.0, 4.0] and w.grad is None
+    assert e.grad_fn not in seen and sorted(f.name for f in seen) == [
+        "AddBackward0", "MulBackward0", "SumBackward0"]
+    reverse.backward(z, inputs=[w])  # both ways into w: x + exp(w)
+    assert w.grad.tolist() == [1.0 + np.exp(3.0), 2.0 + np.exp(4.0)]
+    assert x.grad.tolist() == [3.0, 4.0]

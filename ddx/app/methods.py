@@ -13,6 +13,7 @@ from ..graph.tensor import Tensor, changed_in_place
 from ..graph.values import truth, type_name
 from ..lang.tree import Ast
 from .pynumpy import NumpyArray
+from .pyvalues import type_label
 from .values import NOTHING, PyNumber, Size
 
 
@@ -36,18 +37,21 @@ def detach(ev: Evaluator, node: Ast, t: Tensor) -> Tensor:
 
 
 def m_backward(ev, node, t, args, kw):
-    check_kw(node, kw, ("gradient", "retain_graph", "create_graph"))
+    check_kw(node, kw, ("gradient", "retain_graph", "create_graph", "inputs"))
     gradient = args[0] if args else kw_arg(kw, "gradient")
     retain = kw_arg(kw, "retain_graph", None)
     retain = truth(retain) if retain is not None else False
     if gradient is not None and not isinstance(gradient, Tensor):
         raise DdxTypeError(f"gradient must be a tensor, got {type_name(gradient)}")
     g = None if gradient is None else gradient.value
+    inputs = backward_inputs(kw_arg(kw, "inputs"))
     if ev.journal is not None:
         _journal_backward(ev.journal, t)
+        for s in inputs or ():
+            ev.journal.keep(s, "retains_grad")
     try:
         with record.fp_guard():
-            reverse.backward(t, g, retain_graph=retain)
+            reverse.backward(t, g, retain_graph=retain, inputs=inputs)
     except DdxRuntimeError as exc:
         if exc.message.startswith("grad can be implicitly"):
             exc.hint = f"pass gradient=ones_like({t.display}) to weight the outputs"
@@ -55,6 +59,21 @@ def m_backward(ev, node, t, args, kw):
     ev.warnings.extend(msg for _, msg in record.WARNINGS)
     record.WARNINGS.clear()
     return NOTHING
+
+
+def backward_inputs(value) -> list[Tensor] | None:
+    """backward()'s ``inputs=``: a tensor or a non-empty sequence of them (None: not given)."""
+    if value is None:
+        return None
+    items = [value] if isinstance(value, Tensor) else list(value) \
+        if isinstance(value, (list, tuple)) else [value]
+    if not items:
+        raise DdxRuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for item in items:
+        if not isinstance(item, Tensor) or item.weak:
+            raise DdxRuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                                  f"{type_label(item)}")
+    return items
 
 
 def _journal_backward(journal, root: Tensor) -> None:

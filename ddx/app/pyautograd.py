@@ -246,9 +246,10 @@ def fn_backward(ev, node, args, kw) -> None:
             raise DdxRuntimeError(f"element {k} of tensors does not require grad and does "
                                   "not have a grad_fn")
         last = k == len(tensors) - 1
+        more = {"inputs": kw["inputs"]} if "inputs" in kw else {}
         with pyhooks.running(ev):
             m_backward(ev, node, t, [] if g is None else [g],
-                       {"retain_graph": (retain or not last, node.pos)})
+                       {"retain_graph": (retain or not last, node.pos), **more})
     return None
 
 

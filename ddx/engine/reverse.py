@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..errors import DdxRuntimeError
 from ..graph.record import FP_EVENTS, WARNINGS, describe
-from ..graph.tensor import CHANGED, SUCCESSORS, VERSIONS, Function, Tensor
+from ..graph.tensor import CHANGED, Function, Tensor
 from ..ops.kernels_sum import FLOATS, torch_sum
 from . import nodehooks
+from .versions import check_saved
 
 
 def _summed(t: Tensor, total) -> None:
@@ -103,16 +102,28 @@ FREED_TEXT = ("Trying to backward through the graph a second time (or directly a
 
 def backward(root: Tensor, grad_output: np.ndarray | None = None, *,
              retain_graph: bool = False, record: dict | None = None,
-             counter: list | None = None, shared: bool = False) -> None:
-    """Accumulate d(root)/d(leaf) into every leaf's ``.grad``, as ``root.backward()`` does.
+             counter: list | None = None, shared: bool = False,
+             inputs: list[Tensor] | None = None) -> None:
+    """Accumulate d(root)/d(leaf) into every leaf's ``.grad``, as ``root.backward()`` does;
+    with ``inputs``, into theirs only (a non-leaf among them retains its grad from then on),
+    running just the nodes on a path to them, as ``root.backward(inputs=...)``.
 
     ``record``, when given, receives the total gradient arriving at every Function's output."""
     if not root.requires_grad:
         raise DdxRuntimeError("element 0 of tensors does not require grad and does not have a "
                               "grad_fn")
     g0 = initial_grad(root, grad_output)
-    n = propagate(root, g0, _accumulate_shared if shared else _accumulate,
-                  retain_graph=retain_graph, record=record)
+    sink = _accumulate_shared if shared else _accumulate
+    if inputs is not None:
+        for t in inputs:
+            t.retain_grad()
+        wanted = {id(t) for t in inputs if t.grad_fn is None}
+        accumulate = sink
+
+        def sink(t: Tensor, g: np.ndarray) -> None:
+            if id(t) in wanted:
+                accumulate(t, g)
+    n = propagate(root, g0, sink, retain_graph=retain_graph, record=record, only=inputs)
     if counter is not None:
         counter.append(n)
 
@@ -163,57 +174,12 @@ def _leaf_hook(t: Tensor, g, counts: dict, sums: dict):
     return nodehooks.leaf_pre(t, g)
 
 
-# ops whose VJPs read an input's shape only (PyTorch saves the sizes, not the tensor)
-_SHAPE_ONLY = frozenset(("select", "slice"))
-_BACKWARD = re.compile(r"Backward\d*$")  # (SigmoidBackward0 -> Sigmoid, the forward op)
-_TYPES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-          "bool": "Bool", "float16": "Half"}
-
-
-def check_saved(fn: Function) -> None:
-    """PyTorch's SavedVariable check: a tensor ``fn`` saved for its backward (an input its
-    formulas read for another input's gradient, or its own output) changed in place since
-    ("one of the variables needed for gradient computation has been modified by an inplace
-    operation"). An input with no other input requiring grad is saved only by a one-input op."""
-    ins, out_version = fn.versions or ((0,) * len(fn.inputs), 0)
-    op = fn.op
-    if "i" in op.reads and op.name not in _SHAPE_ONLY:
-        inputs = fn.inputs
-        grads = [t.requires_grad for t in inputs]
-        for j, t in enumerate(inputs):
-            if t.weak or not (len(inputs) == 1 or any(grads[:j] + grads[j + 1:])):
-                continue
-            now = VERSIONS.get(t, 0)
-            if now != ins[j]:
-                latest = t
-                while latest in SUCCESSORS:
-                    latest = SUCCESSORS[latest]
-                made = latest.grad_fn.name if latest.grad_fn is not None else None
-                raise DdxRuntimeError(_modified(t, made, now, ins[j]))
-    if "o" in op.reads:
-        out = fn.output
-        if out is not None and VERSIONS.get(out, 0) != out_version:
-            raise DdxRuntimeError(_modified(out, fn.name, VERSIONS.get(out, 0), out_version))
-
-
-def _modified(t: Tensor, made: str | None, now: int, then: int) -> str:
-    kind = _TYPES.get(t.value.dtype.name, t.value.dtype.name.capitalize())
-    forward = None if made is None else \
-        "torch::autograd::CopySlices" if made == "CopySlices" else _BACKWARD.sub("", made)
-    which = "" if made is None else f", which is output 0 of {forward},"
-    return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{kind}Tensor {list(t.value.shape)}]{which} is at "
-            f"version {now}; expected version {then} instead. Hint: enable anomaly detection "
-            "to find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
-
-
 def _skip(fn: Function, deps: dict, ready: list) -> None:
     """A node that receives no gradient (a hook returned None for it) sends none: the nodes
     after it wait for one gradient less."""
     for t in fn.inputs:
         f = t.grad_fn
-        if f is not None and t.requires_grad:
+        if f is not None and t.requires_grad and f in deps:
             deps[f] -= 1
             if deps[f] == 0:
                 ready.append(f)
@@ -246,8 +212,11 @@ def _post_hooked(fn: Function, g, args: list, hooks) -> list:
 
 
 def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
-              record: dict | None = None, retain_grads: bool = True) -> int:
-    """The backward pass: send g0 from ``root`` through the graph; leaves' shares go to ``sink``.
+              record: dict | None = None, retain_grads: bool = True,
+              only: list[Tensor] | None = None) -> int:
+    """The backward pass: send g0 from ``root`` through the graph; leaves' shares go to ``sink``
+    (with ``only``: just the nodes on a path to those tensors run, and only their non-leaves'
+    retained grads are written).
 
     Returns how many VJPs were evaluated."""
     if root.grad_fn is None:
@@ -261,18 +230,54 @@ def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
                     nodehooks.leaf_post(root, g)
         return 0
     deps = graph_order(root.grad_fn)
+    if only is not None:
+        deps = _toward(root.grad_fn, deps, only)
+        if root.grad_fn not in deps:
+            return 0
+        del deps[root.grad_fn]
     if not Tensor.hooked:
-        return _propagate(root, g0, sink, deps, None, retain_graph, record, retain_grads)
+        return _propagate(root, g0, sink, deps, None, retain_graph, record, retain_grads, only)
     leaf_hooks = _hooked_leaves(root.grad_fn, deps)
     nodehooks.TASKS.append((next(nodehooks.SERIALS), root.grad_fn, deps, leaf_hooks))
     try:
-        return _propagate(root, g0, sink, deps, leaf_hooks, retain_graph, record, retain_grads)
+        return _propagate(root, g0, sink, deps, leaf_hooks, retain_graph, record, retain_grads,
+                          only)
     finally:
         nodehooks.TASKS.pop()
 
 
+def _toward(root: Function, deps: dict, targets: list[Tensor]) -> dict:
+    """``deps`` (with the root, as a key of its own) narrowed to the nodes from which one of
+    ``targets`` can be reached, counting only the edges between such nodes."""
+    fns = {id(t.grad_fn) for t in targets if t.grad_fn is not None}
+    leaves = {id(t) for t in targets if t.grad_fn is None}
+    order, left = [root], dict(deps)  # (Kahn's order: every node after all its consumers)
+    k = 0
+    while k < len(order):
+        for t in order[k].inputs:
+            f = t.grad_fn
+            if f is not None and t.requires_grad:
+                left[f] -= 1
+                if left[f] == 0:
+                    order.append(f)
+        k += 1
+    toward: set = set()
+    for fn in reversed(order):
+        if id(fn) in fns or any(
+                (id(t) in leaves if t.grad_fn is None else t.grad_fn in toward)
+                for t in fn.inputs if t.requires_grad):
+            toward.add(fn)
+    narrowed: dict = {fn: 0 for fn in toward}
+    for fn in toward:
+        for t in fn.inputs:
+            if t.grad_fn in toward and t.requires_grad:
+                narrowed[t.grad_fn] += 1
+    return narrowed
+
+
 def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
-               retain_graph: bool, record: dict | None, retain_grads: bool) -> int:
+               retain_graph: bool, record: dict | None, retain_grads: bool,
+               only: list[Tensor] | None = None) -> int:
     leaf_sums: dict = {}
     pending: dict[Function, np.ndarray] = {root.grad_fn: g0}
     owned: set[int] = set()  # ids of pending sums created here, safe to add into in place
@@ -314,6 +319,9 @@ def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
         for i, t in enumerate(inputs):
             if not t.requires_grad:
                 continue
+            if only is not None and (t.grad_fn not in deps if t.grad_fn is not None
+                                     else not any(t is u for u in only)):
+                continue  # (this way leads to none of backward's inputs=)
             if sent is not None:
                 gi = sent[i]
                 if gi is None:
