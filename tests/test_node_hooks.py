@@ -1,7 +1,8 @@
-"""Hooks on grad_fn nodes (issue 15): register_prehook / register_hook on a Function and on a
-leaf's AccumulateGrad, and torch.autograd.graph.register_multi_grad_hook, run in PyTorch's
-order with PyTorch's checks (tests/pyscripts/hooks_*.py through ddx and through Python), and
-the engine's part on its own, with gradients derived by hand."""
+"""The engine's PyTorch surface (issue 15): hooks on grad_fn nodes (register_prehook /
+register_hook on a Function and on a leaf's AccumulateGrad, register_multi_grad_hook, saved
+tensors' unpack hooks), backward(inputs=...) and anomaly mode, in PyTorch's order with
+PyTorch's checks and messages (tests/pyscripts/hooks/*.py through ddx and through Python),
+and the engine's part on its own, with gradients derived by hand."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ddx_and_python, torch_or_skip
+from conftest import torch_or_skip
 
 from ddx.app.session import Session
 from ddx.engine import reverse
@@ -17,14 +18,31 @@ from ddx.graph import record
 from ddx.graph.tensor import NodeHooks, Tensor
 from ddx.ops.table import OPS
 
-SCRIPTS = sorted((Path(__file__).parent / "pyscripts").glob("hooks_*.py"))
+SCRIPTS = sorted((Path(__file__).parent / "pyscripts" / "hooks").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
 def test_node_hook_script_prints_as_pytorch(path, tmp_path):
     torch_or_skip()
-    ours, theirs = ddx_and_python(path.read_text(), tmp_path)
+    ours, theirs = _both(path, tmp_path)
     assert ours == theirs
+
+
+def _both(path: Path, tmp_path) -> tuple[list[str], list[str]]:
+    """stdout of the script through ddx and through Python; ddx's stderr holds only ddx's
+    notes of nan and inf and PyTorch's anomaly-mode warning (no error)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    script.write_text(path.read_text())
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)],
+                          capture_output=True, text=True, timeout=120)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours.returncode == 0 and "error" not in ours.stderr, ours.stderr
+    return ours.stdout.splitlines(), theirs.stdout.splitlines()
 
 
 def _graph():
@@ -121,3 +139,30 @@ def test_backward_inputs_runs_only_the_nodes_toward_them():
     reverse.backward(z, inputs=[w])  # both ways into w: x + exp(w)
     assert w.grad.tolist() == [1.0 + np.exp(3.0), 2.0 + np.exp(4.0)]
     assert x.grad.tolist() == [3.0, 4.0]
+
+
+def test_anomaly_mode_stops_at_the_first_node_that_returns_nan():
+    """sqrt at 0 in anomaly mode: SqrtBackward0's gradient g / (2 sqrt(0)) with g = 0 is nan,
+    so PyTorch's message names it (its 0th output); without the mode the nan reaches .grad."""
+    from ddx.engine.nodehooks import ANOMALY
+    from ddx.errors import DdxRuntimeError
+
+    def run():
+        x = Tensor(np.array([0.0, 1.0]), requires_grad=True)
+        y = record.apply(OPS["mul"], [record.apply(OPS["sqrt"], [x]),
+                                      Tensor(np.array([0.0, 1.0]))])
+        with np.errstate(all="ignore"):
+            reverse.backward(record.apply(OPS["sum"], [y]))
+        return x
+    ANOMALY[:] = [True, True]
+    try:
+        with pytest.raises(DdxRuntimeError) as err:
+            run()
+        assert err.value.message == "Function 'SqrtBackward0' returned nan values in its 0th " \
+                                    "output."
+    finally:
+        ANOMALY[:] = [False, True]
+    record.FP_EVENTS.clear()
+    record.WARNINGS.clear()
+    x = run()
+    assert np.isnan(x.grad[0]) and x.grad[1] == 0.5

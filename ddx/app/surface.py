@@ -16,6 +16,7 @@ from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import NO_GRAD, DType, ReturnTypes, type_name
 from ..lang.tree import Ast
 from . import (
+    pyanomaly,  # noqa: F401  (registers detect_anomaly, set_detect_anomaly)
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,

@@ -15,6 +15,9 @@ from ..graph.tensor import NodeHooks, Tensor
 
 TASKS: list = []  # per backward pass running now: (serial, root Function, deps, hooked leaves)
 SERIALS = itertools.count()
+# anomaly mode (torch.autograd.set_detect_anomaly): [enabled, check_nan]; when enabled, each
+# node's gradients are checked for nan as its backward returns them
+ANOMALY = [False, True]
 
 
 def run_pre(hooks: NodeHooks, grads: tuple) -> tuple:

@@ -194,9 +194,10 @@ def _vjp_event(fn: Function, i: int, gi) -> None:
                               f" for input {i} gives {describe(np.asarray(gi))}"))
 
 
-def _post_hooked(fn: Function, g, args: list, hooks) -> list:
-    """What ``fn`` sends each input (None where it takes none) after its post-hooks: PyTorch
-    hands them grad_inputs and grad_outputs and takes what they return instead."""
+def _node_grads(fn: Function, g, args: list, hooks) -> list:
+    """What ``fn`` sends each input (None where it takes none), all at once: after its
+    post-hooks (PyTorch hands them grad_inputs and grad_outputs and takes what they return
+    instead), and in anomaly mode checked for nan as PyTorch's engine checks them."""
     sent: list = []
     for i, t in enumerate(fn.inputs):
         if not t.requires_grad:
@@ -208,7 +209,14 @@ def _post_hooked(fn: Function, g, args: list, hooks) -> list:
         if gi.shape != t.value.shape:
             gi = unbroadcast(gi, t.value.shape)
         sent.append(gi.astype(t.value.dtype, copy=False))
-    return list(nodehooks.run_post(hooks, tuple(sent), (g,)))
+    if hooks is not None and hooks.post:
+        sent = list(nodehooks.run_post(hooks, tuple(sent), (g,)))
+    if nodehooks.ANOMALY[0] and nodehooks.ANOMALY[1]:
+        for i, gi in enumerate(sent):
+            if gi is not None and gi.dtype.kind in "fc" and np.isnan(gi).any():
+                raise DdxRuntimeError(f"Function '{fn.name}' returned nan values in its {i}th "
+                                      "output.")
+    return sent
 
 
 def propagate(root: Tensor, g0: np.ndarray, sink, *, retain_graph: bool = False,
@@ -313,8 +321,8 @@ def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
         vjps = fn.op.vjp
         kw = fn.kw
         sent = None
-        if hooks is not None and hooks.post:
-            sent = _post_hooked(fn, g, args, hooks)
+        if hooks is not None and hooks.post or nodehooks.ANOMALY[0]:
+            sent = _node_grads(fn, g, args, hooks)
             count += sum(gi is not None for gi in sent)
         for i, t in enumerate(inputs):
             if not t.requires_grad:
