@@ -95,7 +95,13 @@ def fn_grad(ev, node, args, kw) -> tuple:
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise DdxRuntimeError("One of the differentiated Tensors does not require grad")
     with pyhooks.running(ev):
-        grads = gradients(ev, outputs, inputs, gos, retain)
+        if _flag(kw, "is_grads_batched", False):
+            if create:
+                raise DdxRuntimeError("ddx's is_grads_batched=True does not take "
+                                      "create_graph=True")
+            grads = _batched(ev, outputs, inputs, gos, retain)
+        else:
+            grads = gradients(ev, outputs, inputs, gos, retain)
     result = []
     for i, (t, g) in enumerate(zip(inputs, grads)):
         if g is None:
@@ -111,6 +117,28 @@ def fn_grad(ev, node, args, kw) -> tuple:
             differentiable(out, outputs, gos, inputs, t)
         result.append(out)
     return tuple(result)
+
+
+def _batched(ev, outputs: list, inputs: list, gos: list, retain: bool) -> list:
+    """grad(..., is_grads_batched=True): each grad_output's first dim is a batch of seeds;
+    the gradients for each, stacked (PyTorch vmaps the backward over that dim)."""
+    if any(go is None for go in gos):
+        raise DdxRuntimeError("is_grads_batched=True needs grad_outputs, one batch of "
+                              "gradients per output")
+    sizes = {go.value.shape[0] if go.value.ndim else None for go in gos}
+    if len(sizes) != 1 or None in sizes:
+        raise DdxRuntimeError("If `is_grads_batched=True`, we interpret the first dimension "
+                              "of each grad_output as the batch dimension. The sizes of the "
+                              "first dimensions of every grad_output must match.")
+    rows = []
+    n = sizes.pop()
+    for b in range(n):
+        seeds = [Tensor(np.ascontiguousarray(go.value[b])) for go in gos]
+        rows.append(gradients(ev, outputs, inputs, seeds, retain or b < n - 1))
+    if not rows:  # (a batch of none)
+        return [np.zeros((0,) + t.value.shape, t.value.dtype) for t in inputs]
+    return [None if any(r[i] is None for r in rows) else np.stack([r[i] for r in rows])
+            for i in range(len(inputs))]
 
 
 def gradients(ev, outputs: list, inputs: list, gos: list, retain: bool) -> list:
@@ -179,10 +207,18 @@ def _is_linear(order: list) -> bool:
 
 
 def _node_name(order: list, x: Tensor) -> str:
+    """The grad_fn PyTorch's create_graph gradient at x shows: the one use's backward op, or
+    where that use broadcast x, the sum_to that brings the gradient back to x's shape (sum()
+    to a 0-d x, a kept-dims sum, that sum then viewed where x has fewer dims)."""
     uses = [(t, s) for t in order for s in t.inputs if s is x and t.requires_grad]
     if len(uses) != 1:
         return "AddBackward0"
-    return BACKWARD_NODE.get(uses[0][0].op, "MulBackward0")
+    use = uses[0][0]
+    shape, wide = x.value.shape, use.value.shape
+    if shape != wide:
+        return "SumBackward0" if not shape else "ViewBackward0" if len(wide) > len(shape) \
+            else "SumBackward1"
+    return BACKWARD_NODE.get(use.op, "MulBackward0")
 
 
 def differentiable(out: Tensor, outputs: list, gos: list, inputs: list, x: Tensor) -> None:
