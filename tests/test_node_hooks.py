@@ -166,3 +166,33 @@ def test_anomaly_mode_stops_at_the_first_node_that_returns_nan():
     record.WARNINGS.clear()
     x = run()
     assert np.isnan(x.grad[0]) and x.grad[1] == 0.5
+
+
+def test_a_second_derivative_through_a_custom_function_is_one_clear_line():
+    """PyTorch records a custom Function's backward when create_graph=True; ddx runs it in its
+    interpreter, so the first gradient is right (3x^2 at 1, 2: 3, 12) and the second is
+    refused in one line naming the Function."""
+    out: list[str] = []
+    session = Session(out.append, out.append)
+    failed = session.run_script(
+        "import torch\n"
+        "class Cube(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(x):\n"
+        "        return x ** 3\n"
+        "    @staticmethod\n"
+        "    def setup_context(ctx, inputs, output):\n"
+        "        ctx.save_for_backward(inputs[0])\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        x, = ctx.saved_tensors\n"
+        "        return g * 3 * x ** 2\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "g, = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)\n"
+        "print(g.tolist())\n"
+        "torch.autograd.grad(g.sum(), x)\n")
+    assert failed == 1
+    assert "[3.0, 12.0]" in out
+    assert any(line.startswith("error: ddx differentiates a gradient once more through its own "
+                               "ops only, not through the custom autograd.Function Cube")
+               for line in "\n".join(out).splitlines())

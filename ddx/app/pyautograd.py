@@ -19,7 +19,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Function, Tensor
 from ..graph.values import truth
-from ..ops import Op
+from ..ops import OPS, Op
 from . import pyhooks
 from .methods import kw_arg, m_backward
 from .pymodules import Native
@@ -215,7 +215,7 @@ def _node_name(order: list, x: Tensor) -> str:
         return "AddBackward0"
     use = uses[0][0]
     shape, wide = x.value.shape, use.value.shape
-    if shape != wide:
+    if shape != wide and use.op in OPS:
         return "SumBackward0" if not shape else "ViewBackward0" if len(wide) > len(shape) \
             else "SumBackward1"
     return BACKWARD_NODE.get(use.op, "MulBackward0")
@@ -236,8 +236,13 @@ def differentiable(out: Tensor, outputs: list, gos: list, inputs: list, x: Tenso
         return  # a constant gradient: PyTorch's requires no grad either
     g0 = np.ones_like(y.value) if gos[0] is None else np.asarray(gos[0].value)
     memo: dict = {}
+    custom = next((t.op for t in order if t.inputs and t.op not in OPS), None)
 
     def hvp(u) -> dict:
+        if custom is not None:  # (its backward ran in ddx's interpreter: nothing recorded it)
+            raise DdxRuntimeError(
+                f"ddx differentiates a gradient once more through its own ops only, not through "
+                f"the custom autograd.Function {custom.removeprefix('custom_')}")
         key = id(u)
         if key not in memo:
             memo.clear()

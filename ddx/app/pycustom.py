@@ -1,4 +1,5 @@
-"""torch.autograd.Function in the REPL: a user's class with static ``forward(ctx, ...)`` and
+"""torch.autograd.Function in the REPL: a user's class with static ``forward(ctx, ...)`` (or
+``forward(...)`` and ``setup_context(ctx, inputs, output)``, PyTorch 2's form) and
 ``backward(ctx, grad_output)``; ``Cls.apply(...)`` runs forward without recording, then puts
 one node in the graph (named ``<Cls>Backward``, as PyTorch names it) whose rule is the user's
 backward, run by ddx's interpreter when the backward pass reaches it."""
@@ -83,8 +84,13 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
     ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = False
+    setup = cls.lookup("setup_context")
     try:
-        out = call_value(ev, node, forward, [ctx, *args], kw)
+        if setup is not None:  # (PyTorch 2's form: forward(*args), then setup_context)
+            out = call_value(ev, node, forward, list(args), kw)
+            call_value(ev, node, setup, [ctx, tuple(args), out], {})
+        else:
+            out = call_value(ev, node, forward, [ctx, *args], kw)
     finally:
         record.GRAD_MODE.enabled = before
     many = isinstance(out, tuple) and any(isinstance(t, Tensor) for t in out)

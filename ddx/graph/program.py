@@ -166,7 +166,11 @@ class Evaluator(Arithmetic, Compound, Binding):
         value = self.evaluate(stmt.value)
         if stmt.kind == "expr":
             return value
-        return self.assign(stmt.target, value)
+        result = self.assign(stmt.target, value)
+        if stmt.extra and "also" in stmt.extra:  # (a = b = value)
+            for target in stmt.extra["also"]:
+                self.assign(target, value)
+        return result
 
     # --- expressions ----------------------------------------------------------------------
     def evaluate(self, root: Ast) -> Any:

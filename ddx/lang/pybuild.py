@@ -141,8 +141,12 @@ class PythonBuilder(Builder):
         end = value.oend if isinstance(value, Ast) else tok[3]
         return Stmt(kind, None, value, start=tok[2], end=end, extra=extra or None)
 
-    def assign_chain(self, a, eq1, b, eq2, value):
-        return Stmt("assign", a, value, start=a.ostart, end=value.oend, extra={"also": b})
+    def assign_chain(self, a, *rest):
+        """a = b = c = value: the value once, then each target from the left, as Python."""
+        parts = [a, *rest[1::2]]  # (rest alternates '=' tokens and the parts after them)
+        value = parts.pop()
+        return Stmt("assign", a, value, start=a.ostart, end=value.oend,
+                    extra={"also": parts[1:]})
 
     def augassign(self, target, op, value):
         return Stmt("augassign", target, value, start=target.ostart, end=value.oend,
