@@ -20,6 +20,10 @@ from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
 
+_CTX_METHODS = ("save_for_backward", "mark_non_differentiable", "mark_dirty",
+                "set_materialize_grads")
+
+
 class Ctx:
     """The ``ctx`` of a custom Function: save_for_backward and saved_tensors."""
 
@@ -46,6 +50,9 @@ class Ctx:
         self.attrs[name] = value
 
     def py_attr(self, ev, node, name):
+        if name in _CTX_METHODS:  # (a method as a value: ctx.save_for_backward)
+            return Native(name, lambda ev, node, args, kw: self.py_method(ev, node, name, args,
+                                                                          kw))
         if name == "saved_tensors":
             return self.saved
         if name == "needs_input_grad":
