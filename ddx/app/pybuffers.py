@@ -1,7 +1,8 @@
 """nn.Module's buffers and state, as torch/nn/modules/module.py has them: register_buffer
-(``persistent``), buffers()/named_buffers(), state_dict() (each module's parameters, then its
-persistent buffers, then its children's, prefixed), load_state_dict (strict, with PyTorch's
-messages and ``<All keys matched successfully>``) and apply(fn) (children first)."""
+(``persistent``), register_parameter, buffers()/named_buffers(), state_dict() (each module's
+parameters, then its persistent buffers, then its children's, prefixed), load_state_dict
+(strict, with PyTorch's messages and ``<All keys matched successfully>``) and apply(fn)
+(children first)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,26 @@ def register_buffer(ev, node, m, args, kw):
                            f"'{name}' (torch Tensor or None required)")
     _attrs(m)[str(name)] = tensor
     _buffer_names(m)[str(name)] = bool(given.get("persistent", True))
+    return None
+
+
+def register_parameter(ev, node, m, args, kw):
+    """register_parameter(name, param): a Parameter, or None (the attribute is then None, as
+    a Linear without bias has it)."""
+    names = ("name", "param")
+    given = dict(zip(names, args))
+    given.update({k: v for k, (v, _) in kw.items() if k in names})
+    name, param = given.get("name"), given.get("param")
+    if not isinstance(name, str):
+        raise DdxTypeError(f"parameter name should be a string. Got {type(name).__name__}")
+    if "." in name or name == "":
+        raise PyException.error("KeyError", "parameter name can't contain \".\"" if name
+                                else "parameter name can't be empty string \"\"")
+    if param is not None and (not isinstance(param, Tensor) or param not in PARAMETERS):
+        kind = "torch.FloatTensor" if isinstance(param, Tensor) else type(param).__name__
+        raise DdxTypeError(f"cannot assign '{kind}' object to parameter '{name}' "
+                           "(torch.nn.Parameter or None required)")
+    _attrs(m)[str(name)] = param
     return None
 
 
@@ -182,7 +203,8 @@ def _get_parameter(ev, node, m, args, kw):
 
 
 MORE_METHODS.update({
-    "register_buffer": register_buffer, "buffers": _buffers, "named_buffers": _named_buffers,
+    "register_buffer": register_buffer, "register_parameter": register_parameter,
+    "buffers": _buffers, "named_buffers": _named_buffers,
     "state_dict": state_dict, "load_state_dict": load_state_dict, "apply": apply,
     "get_parameter": _get_parameter,
 })

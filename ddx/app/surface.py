@@ -335,5 +335,5 @@ def show(ev: Evaluator, value: Any) -> str:
     if value is NO_GRAD or value is TORCH:
         return repr(value)
     if pynn.is_module(value):
-        return pynn.module_repr(value)
+        return pynn.module_repr(value, ev)
     return repr(value)
