@@ -19,7 +19,6 @@ from .pycustom_multi import apply_many, input_rule
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
-
 _CTX_METHODS = ("save_for_backward", "mark_non_differentiable", "mark_dirty",
                 "set_materialize_grads")
 

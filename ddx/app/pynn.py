@@ -14,10 +14,10 @@ import numpy as np
 
 from ..errors import DdxTypeError
 from ..graph.tensor import Tensor
-from ..lang.tree import Ast
 from ..ops.rng import GENERATOR
 from .pymodules import EXTRA, Native
-from .pyvalues import BoundMethod, Instance
+from .pynnextra import extra_repr
+from .pyvalues import Instance
 from .values import Str
 
 PARAMETERS: weakref.WeakSet = weakref.WeakSet()  # the tensors that are nn.Parameters
@@ -133,20 +133,6 @@ def module_method(ev, node, m: Any, name: str, args: list, kw: dict) -> Any:
     return NotImplemented
 
 
-def _extra_repr(ev, mod: Any) -> str:
-    """A module's extra_repr(): ddx's own modules', or a user class's own method's."""
-    if not isinstance(mod, Instance):
-        return mod.extra()
-    method = mod.cls.lookup("extra_repr")
-    if ev is None or method is None:
-        return ""
-    from .pycalls import call_value
-    from .pyvalues import to_str
-
-    spot = Ast("name", "extra_repr", (), (), 0, 0)
-    return to_str(ev, call_value(ev, spot, BoundMethod(method, mod), [], {}))
-
-
 def module_repr(m: Any, ev=None) -> str:
     """PyTorch's print of a module: its extra_repr's lines, then its children, indented under
     it (explicit stack); with ``ev``, a user class's own extra_repr() is called."""
@@ -164,7 +150,7 @@ def module_repr(m: Any, ev=None) -> str:
             out.extend([pad + head + lines[0]] + [pad + line for line in lines[1:]])
             continue
         kids = own(mod)[1]
-        extra = _extra_repr(ev, mod)
+        extra = extra_repr(ev, mod)
         extra_lines = extra.split("\n") if extra else []
         if not kids and len(extra_lines) <= 1:
             out.append(f"{pad}{head}{kind}({extra})")
