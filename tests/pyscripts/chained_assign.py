@@ -11,3 +11,5 @@ print(p, q, r)
 l = m = []
 l.append(3)
 print(m)
+a = b = c = d = 5
+print(a, b, c, d)
