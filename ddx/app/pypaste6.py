@@ -1,13 +1,23 @@
 """The names round 6 of pasting PyTorch's documentation added (issue 15), registered by
-importing their modules: the lr schedulers of pysched3.py; then torch.nn's new classes made
+importing their modules: the F.* functions of pyfunc6.py, the nn modules of pynn6.py, the lr
+schedulers of pysched3.py; then torch.nn's new classes made
 class values (pynnclass.py)."""
 
 from __future__ import annotations
 
 from . import (
+    pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
+    pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
     pynnclass,
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
     pysched3,  # noqa: F401  (registers CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts)
 )
 
+pynnclass.FILES.update({
+    "padding": tuple(k for k in pynn6.CLASSES if "Pad" in k),
+    "pixelshuffle": ("PixelShuffle", "PixelUnshuffle"),
+    "distance": ("PairwiseDistance", "CosineSimilarity"),
+    "sparse": ("Embedding", "EmbeddingBag"),
+    "normalization": ("LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"),
+})
 pynnclass.wrap_all()
