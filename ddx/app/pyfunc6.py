@@ -81,8 +81,12 @@ def glu(ev, node, args, kw):
     if x.shape[d] % 2:
         raise error(f"Halving dimension must be even, but dimension {d} is size "
                     f"{x.shape[d]}", node)
-    a, b = call(ev, node, "chunk", x, weak(2), dim=weak(dim))
-    return renamed(call(ev, node, "mul", a, call(ev, node, "sigmoid", b)), "GluBackward0")
+    from .pyfused import fused, glu_vjp
+
+    a, b = np.split(x.value, 2, axis=d)
+    s = call(ev, node, "sigmoid", Tensor(np.ascontiguousarray(b))).value
+    return fused(ev, node, "GluBackward0", (a * s).astype(x.value.dtype), [x],
+                 (glu_vjp(a, s, d),))
 
 
 def prelu(ev, node, args, kw):
@@ -111,6 +115,8 @@ def rrelu(ev, node, args, kw):
                        ("training", False), ("inplace", False)), args, kw)
     x = tensor(node, g["input"], "input", "rrelu")
     lower, upper = float(num(g["lower"])), float(num(g["upper"]))
+    if x.value.dtype == np.float32:  # (ATen's opmath_t: the bounds as floats)
+        lower, upper = float(np.float32(lower)), float(np.float32(upper))
     if lower > upper:
         raise error("Lower bound should be less than or equal to the upper bound", node)
     if num(g["inplace"]):
@@ -346,5 +352,5 @@ def register() -> None:
 
 register()
 
-__all__ = ["FUNCTIONS", "REQUIRED", "bind", "call", "embedding_lookup", "num", "renamed",
+__all__ = ["FUNCTIONS", "REQUIRED", "bind", "call", "embedding_lookup", "error", "num", "renamed",
            "tensor"]

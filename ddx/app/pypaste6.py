@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import (
     pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
+    pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
     pynnclass,
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
