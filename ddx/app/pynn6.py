@@ -161,7 +161,7 @@ class Embedding(Module6):
                                         self.state["padding_idx"])
 
 
-def _embedding(ev, g):
+def embedding_module(ev, g):
     n, d = int(num(g["num_embeddings"])), int(num(g["embedding_dim"]))
     for key in ("max_norm",):
         if g[key] is not None:
@@ -183,7 +183,7 @@ def _embedding(ev, g):
         pad %= n
     given = g["_weight"]
     if given is not None:
-        weight = Tensor(np.array(given.value))
+        weight = Tensor(given.value)  # (sharing its values, as Parameter(_weight))
         weight.set_requires_grad(not num(g["_freeze"]))
         PARAMETERS.add(weight)
     else:
@@ -221,7 +221,7 @@ CLASSES = {
     "Embedding": ((("num_embeddings", REQUIRED), ("embedding_dim", REQUIRED),
                    ("padding_idx", None), ("max_norm", None), ("norm_type", 2.0),
                    ("scale_grad_by_freq", False), ("sparse", False), ("_weight", None),
-                   ("_freeze", False), ("device", None), ("dtype", None)), _embedding),
+                   ("_freeze", False), ("device", None), ("dtype", None)), embedding_module),
 }
 for _n in (1, 2, 3):
     CLASSES[f"ConstantPad{_n}d"] = ((("padding", REQUIRED), ("value", REQUIRED)),
@@ -241,4 +241,4 @@ def register() -> None:
 
 register()
 
-__all__ = ["CLASSES", "Embedding", "Module6"]
+__all__ = ["CLASSES", "Embedding", "Module6", "embedding_module"]

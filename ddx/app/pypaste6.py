@@ -6,6 +6,7 @@ class values (pynnclass.py)."""
 from __future__ import annotations
 
 from . import (
+    pyembed6,
     pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
     pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
@@ -22,3 +23,4 @@ pynnclass.FILES.update({
     "normalization": ("LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"),
 })
 pynnclass.wrap_all()
+pyembed6.register()  # (F.embedding_bag, nn.EmbeddingBag, from_pretrained)
