@@ -46,6 +46,13 @@ def bind(name: str, params: tuple, args: list, kw: dict) -> dict:
     return given
 
 
+def ints(v: Any) -> list:
+    """A list, tuple or 1-d tensor of ints (``[2, 3]`` or ``(2, 3)`` or ``torch.Size``)."""
+    if isinstance(v, Tensor):
+        return [int(i) for i in np.asarray(v.value).reshape(-1)]
+    return [int(num(i)) for i in v]
+
+
 def call(ev, node, name: str, *args, **kw) -> Any:
     """torch.<name>(*args, **kw), as the user would call it."""
     return ev.functions[name](ev, node, list(args), {k: (v, node.pos) for k, v in kw.items()})
@@ -197,7 +204,7 @@ def pad(ev, node, args, kw):
     g = bind("pad", (("input", REQUIRED), ("pad", REQUIRED), ("mode", "constant"),
                      ("value", None)), args, kw)
     x = tensor(node, g["input"], "input", "pad")
-    pads = [int(num(p)) for p in g["pad"]]
+    pads = ints(g["pad"])
     mode = g["mode"]
     if len(pads) % 2:
         raise error("Padding length must be divisible by 2", node)
@@ -352,5 +359,5 @@ def register() -> None:
 
 register()
 
-__all__ = ["FUNCTIONS", "REQUIRED", "bind", "call", "embedding_lookup", "error", "num", "renamed",
+__all__ = ["FUNCTIONS", "REQUIRED", "bind", "call", "embedding_lookup", "error", "ints", "num", "renamed",
            "tensor"]

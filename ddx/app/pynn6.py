@@ -59,8 +59,8 @@ def _text(v: Any) -> str:
 
 
 def _tuple(v: Any, n: int) -> tuple:
-    if isinstance(v, (list, tuple)):
-        return tuple(int(num(x)) for x in v)
+    if isinstance(v, (list, tuple)) or isinstance(v, Tensor) and not v.weak:
+        return tuple(pyfunc6.ints(v))
     return (int(num(v)),) * n
 
 
@@ -105,7 +105,7 @@ class Unflatten(Module6):
 
 
 def _unflatten(ev, g):
-    sizes = tuple(int(num(s)) for s in g["unflattened_size"])
+    sizes = tuple(pyfunc6.ints(g["unflattened_size"]))
     dim = int(num(g["dim"]))
     m = Unflatten("Unflatten", None, {}, f"dim={dim}, unflattened_size={sizes}")
     m.state["dim"], m.state["sizes"] = dim, sizes

@@ -11,6 +11,7 @@ from . import (
     pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
     pynnclass,
+    pynorm6,  # noqa: F401  (registers F.layer_norm, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm...)
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
     pysched3,  # noqa: F401  (registers CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts)
 )
