@@ -6,6 +6,7 @@ class values (pynnclass.py)."""
 from __future__ import annotations
 
 from . import (
+    pybilinear6,  # noqa: F401  (registers F.bilinear, nn.Bilinear)
     pyembed6,
     pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
     pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
