@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import (
     pybilinear6,  # noqa: F401  (registers F.bilinear, nn.Bilinear)
+    pydrop6,  # noqa: F401  (registers F.alpha_dropout, nn.AlphaDropout, nn.ChannelShuffle...)
     pyembed6,
     pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
     pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
@@ -20,8 +21,11 @@ from . import (
 pynnclass.FILES.update({
     "padding": tuple(k for k in pynn6.CLASSES if "Pad" in k),
     "pixelshuffle": ("PixelShuffle", "PixelUnshuffle"),
+    "channelshuffle": ("ChannelShuffle",),
     "distance": ("PairwiseDistance", "CosineSimilarity"),
     "sparse": ("Embedding", "EmbeddingBag"),
+    "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                "FeatureAlphaDropout"),
     "normalization": ("LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"),
 })
 pynnclass.wrap_all()
