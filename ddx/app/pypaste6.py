@@ -1,14 +1,16 @@
 """The names round 6 of pasting PyTorch's documentation added (issue 15), registered by
-importing their modules: the F.* functions of pyfunc6.py, the nn modules of pynn6.py, the lr
-schedulers of pysched3.py; then torch.nn's new classes made
-class values (pynnclass.py)."""
+importing their modules: the F.* functions and nn modules of pyfunc6.py/pynn6.py (activations,
+pads, shuffles, embedding, feature dropout), pyloss6.py (losses), pynorm6.py (norms),
+pyembed6.py (embedding_bag), pydrop6.py (alpha dropout, channel shuffle), pybilinear6.py, the
+hook-based nn.utils.weight_norm/spectral_norm of pyweightnorm6.py and the lr schedulers of
+pysched3.py; then torch.nn's new classes made class values (pynnclass.py)."""
 
 from __future__ import annotations
 
 from . import (
     pybilinear6,  # noqa: F401  (registers F.bilinear, nn.Bilinear)
     pydrop6,  # noqa: F401  (registers F.alpha_dropout, nn.AlphaDropout, nn.ChannelShuffle...)
-    pyembed6,
+    pyembed6,  # (registered below: F.embedding_bag, nn.EmbeddingBag, from_pretrained)
     pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
     pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
@@ -16,6 +18,7 @@ from . import (
     pynorm6,  # noqa: F401  (registers F.layer_norm, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm...)
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
     pysched3,  # noqa: F401  (registers CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts)
+    pyweightnorm6,  # noqa: F401  (registers nn.utils.weight_norm, nn.utils.spectral_norm)
 )
 
 pynnclass.FILES.update({
