@@ -16,6 +16,7 @@ from . import (
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
     pynnclass,
     pynorm6,  # noqa: F401  (registers F.layer_norm, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm...)
+    pyparam6,  # noqa: F401  (registers nn.utils.parametrizations.weight_norm)
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
     pysched3,  # noqa: F401  (registers CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts)
     pyweightnorm6,  # noqa: F401  (registers nn.utils.weight_norm, nn.utils.spectral_norm)

@@ -21,13 +21,13 @@ from .pymodules import MODULES, Native
 from .pynn import PARAMETERS, Builtin
 
 
-def _param(t: Tensor) -> Tensor:
+def param(t: Tensor) -> Tensor:
     p = Tensor(t.value, True)
     PARAMETERS.add(p)
     return p
 
 
-def _target(m, name: str, what: str) -> Tensor:
+def target(m, name: str, what: str) -> Tensor:
     if not isinstance(m, Builtin):
         raise DdxTypeError(f"ddx's {what} takes a module ddx provides (nn.Linear, ...), not "
                            f"{type(m).__name__}")
@@ -38,7 +38,7 @@ def _target(m, name: str, what: str) -> Tensor:
     return w
 
 
-def _norm_except(ev, node, v: Tensor, dim) -> Tensor:
+def norm_except(ev, node, v: Tensor, dim) -> Tensor:
     if dim is None or dim == -1 and v.value.ndim == 0:
         return call(ev, node, "norm", v)
     d = dim % v.value.ndim
@@ -46,7 +46,7 @@ def _norm_except(ev, node, v: Tensor, dim) -> Tensor:
     return call(ev, node, "norm", v, weak(2), dim=others, keepdim=True)
 
 
-def _before_forward(m: Builtin, fn) -> None:
+def before_forward(m: Builtin, fn) -> None:
     forward = m.forward
 
     def hooked(ev, node, args, kw):
@@ -59,25 +59,25 @@ def weight_norm(ev, node, args, kw):
     g = bind("weight_norm", (("module", REQUIRED), ("name", "weight"), ("dim", 0)), args, kw)
     m, name = g["module"], str(g["name"])
     dim = None if g["dim"] is None else int(num(g["dim"]))
-    w = _target(m, name, "weight_norm")
+    w = target(m, name, "weight_norm")
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = False
     try:
-        norm = _norm_except(ev, node, Tensor(w.value), dim)
+        norm = norm_except(ev, node, Tensor(w.value), dim)
     finally:
         record.GRAD_MODE.enabled = before
     del m.state[name]
-    m.state[name + "_g"] = _param(Tensor(np.array(norm.value)))
-    m.state[name + "_v"] = _param(w)
+    m.state[name + "_g"] = param(Tensor(np.array(norm.value)))
+    m.state[name + "_v"] = param(w)
 
     def compute(ev, node) -> None:
         v, gain = m.state[name + "_v"], m.state[name + "_g"]
         out = call(ev, node, "mul", v, call(ev, node, "div", gain,
-                                            _norm_except(ev, node, v, dim)))
+                                            norm_except(ev, node, v, dim)))
         m.state[name] = renamed(out, "WeightNormInterfaceBackward0")
 
     compute(ev, node)
-    _before_forward(m, compute)
+    before_forward(m, compute)
     return m
 
 
@@ -96,7 +96,7 @@ def spectral_norm(ev, node, args, kw):
     if iterations <= 0:
         raise PyException.error("ValueError", "Expected n_power_iterations to be positive, but "
                                 f"got n_power_iterations={iterations}")
-    w = _target(m, name, "spectral_norm")
+    w = target(m, name, "spectral_norm")
     dim = 0 if g["dim"] is None else int(num(g["dim"]))
     mat = np.moveaxis(w.value, dim, 0).reshape(w.shape[dim], -1)
     h, cols = mat.shape
@@ -138,7 +138,7 @@ def spectral_norm(ev, node, args, kw):
         sigma = call(ev, node, "dot", u, call(ev, node, "mv", matrix, v))
         m.state[name] = call(ev, node, "div", weight, sigma)
 
-    _before_forward(m, compute)
+    before_forward(m, compute)
     return m
 
 
@@ -150,4 +150,4 @@ def register() -> None:
 
 register()
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["before_forward", "norm_except", "param", "spectral_norm", "target", "weight_norm"]
