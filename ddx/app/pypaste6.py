@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import (
     pybilinear6,  # noqa: F401  (registers F.bilinear, nn.Bilinear)
+    pyctc6,  # noqa: F401  (registers F.ctc_loss, nn.CTCLoss)
     pydrop6,  # noqa: F401  (registers F.alpha_dropout, nn.AlphaDropout, nn.ChannelShuffle...)
     pyembed6,  # (registered below: F.embedding_bag, nn.EmbeddingBag, from_pretrained)
     pyfunc6,  # noqa: F401  (registers F.glu, F.prelu, F.pad, F.one_hot, F.embedding, ...)
