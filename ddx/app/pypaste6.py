@@ -17,6 +17,7 @@ from . import (
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
     pynnclass,
     pynorm6,  # noqa: F401  (registers F.layer_norm, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm...)
+    pyoptim6,  # noqa: F401  (registers torch.optim.AdamW, RMSprop, Adagrad)
     pyparam6,  # noqa: F401  (registers nn.utils.parametrizations.weight_norm)
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
     pysched3,  # noqa: F401  (registers CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts)
