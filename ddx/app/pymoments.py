@@ -1,5 +1,5 @@
 """ATen's RowwiseMoments (aten/src/ATen/native/cpu/moments_utils.h), the mean and variance
-of each row that layer_norm's CPU kernel normalises with: Welford over chunks of 16 vectors
+of each row that layer_norm's and group_norm's CPU kernels normalise with: Welford over chunks of 16 vectors
 (the AVX2 kernel's 8 float or 4 double lanes, with its fused multiply-adds), the chunks'
 moments merged pairwise (a cascade), the lanes then merged into the scalar Welford of the
 row's tail. Vectorised over the rows with numpy; the same bits as torch 2.13's CPU build."""

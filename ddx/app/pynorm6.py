@@ -3,8 +3,9 @@ modules nn.LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm (weight ones, bias z
 printed as PyTorch prints them. rms_norm and local_response_norm are the compositions ATen
 and functional.py write (``x * rsqrt(mean(x ** 2) + eps)``; the average over a window of
 channels added in the window's order, as avg_pool's CPU loop); layer_norm and group_norm are
-``(x - mean) * rsqrt(var + eps)``, named NativeLayerNormBackward0/NativeGroupNormBackward0,
-close to ATen's fused kernels (whose Welford moments ddx does not reproduce to the bit)."""
+their CPU kernels' values (RowwiseMoments' mean and variance, pymoments.py; layer_norm's
+``(x - mean) * rstd`` then fmadd(y, gamma, beta), group_norm's fmadd(scale, x, bias)), named
+NativeLayerNormBackward0/NativeGroupNormBackward0, with the composition's gradients."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def _shape(v) -> tuple:
     return (int(num(v)),)
 
 
-def _normalized(ev, node, x: Tensor, k: int, eps: float, exact: bool = False) -> Tensor:
+def _normalized(ev, node, x: Tensor, k: int, eps: float, exact: bool = False,
+                wide: bool = False) -> Tensor:
     """(x - mean) * rsqrt(var + eps) over the last k dims; ``exact``: the mean and rstd
     replaced by ATen's (layer_norm's RowwiseMoments, 1 / sqrt(var + eps)) in place, so the
     values are its kernel's and the gradients those of the composition."""
@@ -38,7 +40,12 @@ def _normalized(ev, node, x: Tensor, k: int, eps: float, exact: bool = False) ->
         rows = x.value.reshape(-1, int(np.prod(x.shape[x.value.ndim - k:])))
         m, var = rowwise_moments(np.ascontiguousarray(rows))
         d = x.value.dtype.type
-        rstd = (d(1) / np.sqrt((var + d(eps)).astype(x.value.dtype))).astype(x.value.dtype)
+        if wide:  # (group_norm: 1 / std::sqrt(std::max(var, 0) + eps) in double)
+            rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(
+                x.value.dtype)
+        else:
+            rstd = (d(1) / np.sqrt((var + d(eps)).astype(x.value.dtype))).astype(
+                x.value.dtype)
         mean.value[...] = m.reshape(mean.shape)
     xc = call(ev, node, "sub", x, mean)
     var_t = call(ev, node, "mean", call(ev, node, "mul", xc, xc), dims, keepdim=True)
@@ -92,14 +99,30 @@ def group_norm(ev, node, args, kw):
     if c % groups:
         raise error(f"Expected number of channels in input to be divisible by num_groups, but "
                     f"got input of shape {list(x.shape)} and num_groups={groups}", node)
-    y = _normalized(ev, node, call(ev, node, "reshape", x, (n, groups, -1)), 1,
-                    float(num(g["eps"])))
+    grouped = call(ev, node, "reshape", x, (n, groups, -1))
+    y = _normalized(ev, node, grouped, 1, float(num(g["eps"])), exact=True, wide=True)
     y = call(ev, node, "reshape", y, tuple(x.shape))
     shape = (1, c) + (1,) * (x.value.ndim - 2)
-    if g["weight"] is not None:
-        y = call(ev, node, "mul", y, call(ev, node, "reshape", g["weight"], shape))
-    if g["bias"] is not None:
-        y = call(ev, node, "add", y, call(ev, node, "reshape", g["bias"], shape))
+    w, b = g["weight"], g["bias"]
+    if w is None and b is None or x.value.dtype not in (np.float32, np.float64):
+        return renamed(y, "NativeGroupNormBackward0")
+    if w is not None:
+        y = call(ev, node, "mul", y, call(ev, node, "reshape", w, shape))
+    if b is not None:
+        y = call(ev, node, "add", y, call(ev, node, "reshape", b, shape))
+    # (the kernel's affine form: scale = rstd * gamma, bias = fmadd(-scale, mean, beta),
+    # y = fmadd(scale, x, bias), with the mean and rstd the normalisation used)
+    dt = x.value.dtype
+    rows = grouped.value.reshape(n * groups, -1)
+    mean, var = rowwise_moments(np.ascontiguousarray(rows))
+    rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + float(num(g["eps"])))).astype(dt)
+    per = c // groups
+    gamma = np.ones(c, dt) if w is None else w.value.reshape(c).astype(dt)
+    beta = np.zeros(c, dt) if b is None else b.value.reshape(c).astype(dt)
+    scale = (np.repeat(rstd.reshape(n, groups), per, axis=1) * gamma).astype(dt)  # (n, c)
+    shift = _fma(-scale, np.repeat(mean.reshape(n, groups), per, axis=1), beta)
+    flat = x.value.reshape(n, c, -1)
+    y.value[...] = _fma(scale[:, :, None], flat, shift[:, :, None]).reshape(x.shape)
     return renamed(y, "NativeGroupNormBackward0")
 
 

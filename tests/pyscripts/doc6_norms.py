@@ -53,3 +53,15 @@ for n in [3, 10, 16, 37, 300]:
 x = torch.randn(3, 4, 5, requires_grad=True)
 y = F.layer_norm(x, (4, 5))
 print(y.sum().item(), y.view(-1).tolist()[:4])
+for (n, c, hw, groups) in [(4, 6, 25, 3), (2, 6, 7, 6), (3, 4, 100, 1)]:
+    x = torch.randn(n, c, hw) * 2 + 0.5
+    m = nn.GroupNorm(groups, c)
+    with torch.no_grad():
+        m.weight.mul_(1.5)
+        m.bias.add_(0.25)
+    print(F.group_norm(x, groups).sum().item(), m(x).sum().item(), m(x)[0, 0, :3].tolist())
+    print(F.group_norm(x, groups, weight=torch.ones(c) * 0.5).sum().item())
+x = torch.randn(2, 4, 3, requires_grad=True)
+y = nn.GroupNorm(2, 4)(x)
+(y * torch.arange(3.0)).sum().backward()
+print(y, x.grad)
