@@ -255,7 +255,8 @@ def register() -> None:
     nn, space = EXTRA["torch.nn"], EXTRA["torch.nn.functional"]
     for name, fn in FUNCTIONS.items():
         space[name] = Native(name, fn)
-        EXTRA["torch"].setdefault(name, space[name])
+        if name != "local_response_norm":  # (torch.local_response_norm does not exist)
+            EXTRA["torch"].setdefault(name, space[name])
     for kind, (params, build) in CLASSES.items():
         nn[kind] = Native(kind, lambda ev, node, args, kw, _k=kind, _p=params, _b=build: _b(
             ev, bind(f"{_k}.__init__", _p, list(args), kw)))
