@@ -36,3 +36,20 @@ pynnclass.FILES.update({
 })
 pynnclass.wrap_all()
 pyembed6.register()  # (F.embedding_bag, nn.EmbeddingBag, from_pretrained)
+
+
+def _classes() -> None:
+    """torch.optim's optimizers and lr schedulers print as the classes they are."""
+    from .pymodules import EXTRA, MODULES, Native
+
+    optim = EXTRA["torch.optim"]
+    for name, value in list(optim.items()):
+        if type(value) is Native and name[:1].isupper():
+            optim[name] = pynnclass.NNClass(name, value.fn, f"torch.optim.{name.lower()}")
+    members = MODULES["torch.optim.lr_scheduler"].members
+    for name, value in list(members.items()):
+        if type(value) is Native and name[:1].isupper():
+            members[name] = pynnclass.NNClass(name, value.fn, "torch.optim.lr_scheduler")
+
+
+_classes()
