@@ -70,3 +70,13 @@ def test_layer_norm_values_are_atens_to_the_bit(tmp_path):
         m, var = rowwise_moments(xd.numpy())
         assert m.tobytes() == mean.numpy().reshape(-1).tobytes(), n
         assert (1 / np.sqrt(var + 1e-5)).tobytes() == rstd.numpy().reshape(-1).tobytes(), n
+
+
+def test_feature_dropout_as_functional_py_runs_it(tmp_path):
+    """dropout1d/3d unsqueeze an unbatched input (SqueezeBackward1 on the result); dropout2d
+    takes a 3-d input as (N, C, L), with PyTorch's warning; the draws are the generator's."""
+    torch_or_skip()
+    text = (Path(__file__).parent / "pyscripts" / "feature_dropout6.py").read_text()
+    ours, theirs = ddx_and_python(text, tmp_path, warning="warning: dropout2d: Received a 3D "
+                                  "input to dropout2d and assuming that channel-wise 1D dropout")
+    assert ours == theirs

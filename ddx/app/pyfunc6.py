@@ -302,9 +302,23 @@ def embedding(ev, node, args, kw):
                             tensor(node, g["weight"], "weight", "embedding"), g["padding_idx"])
 
 
+_WARN_RANK = ("{name}: Received a {d}-D input to {name}, which is deprecated and will result "
+              "in an error in a future release. To retain the behavior and silence this "
+              "warning, please use dropout instead. Note that {name} exists to provide "
+              "channel-wise dropout on inputs with {k} spatial dimensions, a channel dimension, "
+              "and an optional batch dimension (i.e. {a}D or {b}D inputs).")
+_WARN_3D = ("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.")
+
+
 def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
-    """F.dropout1d/2d/3d: one bernoulli(1 - p) draw per (batch, channel), divided by 1 - p,
-    times the input (ATen's _dropout_impl with feature_dropout)."""
+    """F.dropout1d/2d/3d as functional.py runs them: an unbatched input unsqueezed (and the
+    result squeezed back), then ATen's feature dropout: one bernoulli(1 - p) draw per
+    (batch, channel), divided by 1 - p, times the input; dropout2d takes a 3-d input as
+    (N, C, L), with PyTorch's warnings."""
     from ..graph.create_dropout import bernoulli_mask
 
     g = bind(name, (("input", REQUIRED), ("p", 0.5), ("training", True), ("inplace", False)),
@@ -314,22 +328,34 @@ def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
     if not 0 <= p <= 1:
         raise PyException.error("ValueError", f"dropout probability has to be between 0 and 1, "
                                 f"but got {p}")
-    if x.value.ndim not in ranks:
-        raise error(f"{name}: Expected {ranks[0]}D or {ranks[1]}D input, but received input of "
-                    f"size {list(x.shape)}", node)
     if num(g["inplace"]):
         raise error(f"{name}(inplace=True) is not supported by ddx", node)
-    if not num(g["training"]) or p == 0:
-        return x
-    batched = x.value.ndim == ranks[1]
-    lead = x.shape[:2] if batched else x.shape[:1]
-    shape = (*lead, *[1] * (x.value.ndim - len(lead)))
-    if p == 1:
-        noise = np.zeros(shape, dtype=x.value.dtype)
-    else:
-        noise = bernoulli_mask(ev, shape, 1 - p, x.value.dtype)
-        noise = (noise / x.value.dtype.type(1 - p)).astype(x.value.dtype)
-    return call(ev, node, "mul", x, Tensor(noise))
+    d = x.value.ndim
+    if name == "dropout1d" and d not in ranks:
+        raise error(f"dropout1d: Expected 2D or 3D input, but received a {d}D input. Note that "
+                    "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+                    "dimension, a channel dimension, and an optional batch dimension (i.e. 2D "
+                    "or 3D inputs).", node)
+    if name != "dropout1d" and d not in ranks:
+        ev.warnings.append(_WARN_RANK.format(name=name, d=d, k=ranks[0] - 1, a=ranks[0],
+                                             b=ranks[1]))
+    if name == "dropout2d" and d == 3:
+        ev.warnings.append(_WARN_3D)
+    batched = name == "dropout2d" or d == ranks[1]
+    u = x if batched else call(ev, node, "unsqueeze", x, weak(0))
+    train = bool(num(g["training"]))
+    if train and p != 0 and u.value.size:
+        if u.value.ndim < 2:
+            raise error("Feature dropout requires at least 2 dimensions in the input", node)
+        shape = (*u.shape[:2], *[1] * (u.value.ndim - 2))
+        dt = x.value.dtype
+        if p == 1:
+            noise = np.zeros((), dtype=dt)
+        else:
+            noise = bernoulli_mask(ev, shape, 1 - p, dt)
+            noise = (noise / dt.type(1 - p)).astype(dt)
+        u = call(ev, node, "mul", u, Tensor(noise))
+    return u if batched else call(ev, node, "squeeze", u, weak(0))
 
 
 def _native(name: str, fn):
