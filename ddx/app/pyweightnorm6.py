@@ -60,6 +60,8 @@ def weight_norm(ev, node, args, kw):
     m, name = g["module"], str(g["name"])
     dim = None if g["dim"] is None else int(num(g["dim"]))
     w = target(m, name, "weight_norm")
+    ev.warnings.append("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                       "`torch.nn.utils.parametrizations.weight_norm`.")
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = False
     try:
