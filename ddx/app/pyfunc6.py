@@ -216,6 +216,13 @@ def pad(ev, node, args, kw):
         raise PyException.error("NotImplementedError", f"Unrecognised padding mode {mode}")
     if mode != "constant" and g["value"] is not None and num(g["value"]) != 0:
         raise error(f"Padding mode \"{mode}\" doesn't take in value argument.", node)
+    if mode == "circular" and min(pads) >= 0:
+        for k in range(len(pads) // 2):
+            if max(pads[2 * k], pads[2 * k + 1]) > x.shape[x.value.ndim - 1 - k]:
+                raise error("Padding value causes wrapping around more than once.", node)
+        from .pypad6 import circular
+
+        return circular(ev, node, x, pads)
     out = x
     for k in range(len(pads) // 2):
         before, after = pads[2 * k], pads[2 * k + 1]
