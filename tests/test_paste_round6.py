@@ -76,7 +76,7 @@ def test_feature_dropout_as_functional_py_runs_it(tmp_path):
     """dropout1d/3d unsqueeze an unbatched input (SqueezeBackward1 on the result); dropout2d
     takes a 3-d input as (N, C, L), with PyTorch's warning; the draws are the generator's."""
     torch_or_skip()
-    text = (Path(__file__).parent / "pyscripts" / "feature_dropout6.py").read_text()
+    text = (Path(__file__).parent / "pyscripts" / "warned" / "feature_dropout6.py").read_text()
     ours, theirs = ddx_and_python(text, tmp_path, warning="warning: dropout2d: Received a 3D "
                                   "input to dropout2d and assuming that channel-wise 1D dropout")
     assert ours == theirs
@@ -86,7 +86,7 @@ def test_hook_based_weight_norm_and_spectral_norm(tmp_path):
     """nn.utils.weight_norm (with PyTorch's FutureWarning) and spectral_norm: parameters,
     buffers drawn from the generator, the weight recomputed before each forward."""
     torch_or_skip()
-    text = (Path(__file__).parent / "pyscripts" / "weight_spectral_norm6.py").read_text()
+    text = (Path(__file__).parent / "pyscripts" / "warned" / "weight_spectral_norm6.py").read_text()
     ours, theirs = ddx_and_python(text, tmp_path, warning="warning: `torch.nn.utils.weight_norm` "
                                   "is deprecated in favor of")
     assert ours == theirs
