@@ -23,6 +23,7 @@ from ..ops import OPS, Op
 from . import pyhooks
 from .methods import kw_arg, m_backward
 from .pymodules import Native
+from .pytwice import check_rows
 
 # ops whose VJP for an input that requires grad does not read a value that requires grad:
 # a graph made only of these has a constant gradient (PyTorch's has no grad_fn then)
@@ -248,6 +249,7 @@ def differentiable(out: Tensor, outputs: list, gos: list, inputs: list, x: Tenso
             memo.clear()
             seed = {id(x): Dual(x.value, np.asarray(u, dtype=np.float64))}
             named = {str(i): t for i, t in enumerate(leaves)}
+            check_rows(order, "a second derivative")
             adj = gradient_at(y, order, named, seed, g0)
             memo[key] = (u, adj)
         return memo[key][1]

@@ -15,6 +15,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from . import pycalls
+from .pytwice import check_rows
 
 OPTIONS = ("create_graph", "strict", "vectorize", "strategy", "outer_jacobian_strategy", "v")
 
@@ -107,6 +108,7 @@ def _second(out: Tensor, leaves: list, seeds: dict) -> list:
     named = {str(i): t for i, t in enumerate(leaves)}
     g0 = np.ones(out.value.shape, dtype=out.value.dtype)
     overrides = {id(t): Dual(t.value, s) for t, s in seeds.items()}
+    check_rows(order, "a second derivative")
     with record.fp_guard():
         adj = gradient_at(out, order, named, overrides, g0)
     return [np.asarray(adj[id(t)].t) if isinstance(adj.get(id(t)), Dual)
@@ -186,6 +188,7 @@ def fn_jvp(ev, node, args, kw):
     result = []
     with record.fp_guard():
         for out in outs:
+            check_rows(record.ancestors(out), "forward mode (jvp)")
             tangents, _ = jvp_pass(record.ancestors(out),
                                    {id(t): np.asarray(s, dtype=t.value.dtype)
                                     for t, s in zip(leaves, vs)})

@@ -139,7 +139,10 @@ class Adam(Optimizer):
         step = st.get("step", 0.0) + 1.0
         st["step"] = step
         if o["weight_decay"] != 0:
-            g = add(g, p, o["weight_decay"])
+            if o.get("decoupled_weight_decay"):  # (AdamW: param.mul_(1 - lr * weight_decay))
+                p = (p * d(1 - o["lr"] * o["weight_decay"])).astype(p.dtype)
+            else:
+                g = add(g, p, o["weight_decay"])
         m = st.get("exp_avg", np.zeros_like(p))
         v = st.get("exp_avg_sq", np.zeros_like(p))
         m = lerp(m, g, 1 - beta1)
@@ -183,7 +186,7 @@ def _number(v):
     return v
 
 
-def _maker(cls, names: tuple, defaults: dict):
+def maker(cls, names: tuple, defaults: dict):
     def make(ev, node, args, kw):
         if not args and "params" not in kw:
             raise DdxTypeError(f"{cls.kind}.__init__() missing 1 required positional "
@@ -212,7 +215,7 @@ ADAM_DEFAULTS = {"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay
                  "differentiable": False, "fused": None, "decoupled_weight_decay": False}
 
 EXTRA["torch.optim"].update(
-    SGD=_maker(SGD, ("lr", "momentum", "dampening", "weight_decay", "nesterov"), SGD_DEFAULTS),
-    Adam=_maker(Adam, ("lr", "betas", "eps", "weight_decay", "amsgrad"), ADAM_DEFAULTS))
+    SGD=maker(SGD, ("lr", "momentum", "dampening", "weight_decay", "nesterov"), SGD_DEFAULTS),
+    Adam=maker(Adam, ("lr", "betas", "eps", "weight_decay", "amsgrad"), ADAM_DEFAULTS))
 
-__all__ = ["SGD", "Adam", "Optimizer", "add", "lerp"]
+__all__ = ["ADAM_DEFAULTS", "SGD", "Adam", "Optimizer", "add", "addcmul", "lerp", "maker"]

@@ -46,6 +46,7 @@ from . import (
     pyoptim,  # noqa: F401  (registers torch.optim)
     pyorder,
     pypaste5,  # noqa: F401  (registers the names of pypaste5.py's modules)
+    pypaste6,  # noqa: F401  (registers the names of pypaste6.py's modules)
     pyposthooks,  # noqa: F401  (registers register_post_accumulate_grad_hook)
     pyprint,  # (registers torch.set_printoptions)
     pysaved,

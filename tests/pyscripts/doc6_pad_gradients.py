@@ -1,0 +1,30 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+emb = nn.Embedding(5, 3, padding_idx=1)
+idx = torch.randint(0, 5, (40, 7))
+out = emb(idx)
+out.backward(torch.randn(40, 7, 3))
+print(emb.weight.grad.tolist())
+x = torch.randn(2, 3, 9, requires_grad=True)
+y = F.pad(x, (8, 8), mode='replicate')
+y.backward(torch.randn(2, 3, 25))
+print(x.grad[0, 0].tolist())
+x.grad = None
+y = F.pad(x, (5, 7), mode='reflect')
+y.backward(torch.randn(2, 3, 21))
+print(x.grad[1, 2].tolist())
+x.grad = None
+y = F.pad(x, (9, 9), mode='circular')
+y.backward(torch.randn(2, 3, 27))
+print(x.grad[1, 1].tolist())
+x = torch.randn(1, 2, 4, 5, requires_grad=True)
+y = F.pad(x, (5, 3, 4, 2), mode='circular')
+y.backward(torch.randn(y.shape))
+print(y.grad_fn.name(), y.shape, x.grad[0, 1].tolist())
+print(nn.CircularPad2d((1, 2, 3, 0))(torch.arange(12.0).view(1, 1, 3, 4)))
+x = torch.randn(1, 1, 2, 3, 2, requires_grad=True)
+y = nn.CircularPad3d(1)(x)
+y.backward(torch.randn(y.shape))
+print(x.grad.view(-1).tolist())

@@ -1,0 +1,23 @@
+import torch
+import torch.nn as nn
+from torch.nn.utils import weight_norm, spectral_norm
+torch.manual_seed(0)
+m = weight_norm(nn.Linear(20, 40), name='weight')
+print(m)
+print(m.weight_g.size())
+print(m.weight_v.size())
+print([n for n, _ in m.named_parameters()], m.weight.grad_fn.name())
+x = torch.randn(3, 20)
+y = m(x)
+y.sum().backward()
+print(y[0, :4], m.weight_g.grad[:3], m.weight_v.grad[0, :3])
+m = spectral_norm(nn.Linear(20, 40))
+print(m)
+print(m.weight_u.size(), m.weight_u[:4], m.weight_v[:4])
+print([n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()])
+y = m(x)
+print(y[0, :4], m.weight_u[:4])
+y.sum().backward()
+print(m.weight_orig.grad[0, :4])
+m.eval()
+print(m(x)[1, :3])
