@@ -198,8 +198,7 @@ def call_take_along_dim(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tens
     a_shape, i_shape = list(shape), list(shape)
     a_shape.insert(d, a.shape[d])
     i_shape.insert(d, idx.shape[d])
-    if tuple(a_shape) != a.shape:
-        a = expand_to(ev, node, a, tuple(a_shape))
+    a = expand_to(ev, node, a, tuple(a_shape))  # (ATen expands even to the same sizes)
     index = np.broadcast_to(idx.value, i_shape)
     return ev.op("gather", node, [a], {"dim": d, "index": index.tolist()})
 

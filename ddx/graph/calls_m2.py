@@ -194,8 +194,9 @@ def call_can_cast(ev: Evaluating, node: Ast, args: list, kw: dict) -> bool:
 
 
 def call_logspace(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    """ATen's logspace kernel: pow(base, start + step * i) in double for the first half,
-    pow(base, end - step * (steps - i - 1)) for the second, then cast."""
+    """ATen's logspace_out: pow(base, start + step * i) in double for the first half,
+    pow(base, end - step * (steps - i - 1)) for the second (start, end and end - start in the
+    result's dtype, the step in double), then cast."""
     rest = {k: v for k, v in kw.items() if k not in OPTIONS}
     given = bind(node, args, rest, ("start", "end", "steps", "base"), 3)
     start, end, base = (number_arg(node, k, given.get(k, 10.0)) for k in ("start", "end",
@@ -204,15 +205,15 @@ def call_logspace(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     if steps < 0:
         raise fail(node, "number of steps must be non-negative")
     dtype, grad = options(node, kw, ev.dtype)
-    cast = (lambda v: float(np.float32(v))) if dtype == np.float32 else float
-    s, e, b = cast(start), cast(end), cast(base)
+    b = float(base)
     if steps == 1:
-        vals = [math.pow(b, s)]
-    else:
-        step = (e - s) / (steps - 1) if steps > 1 else 0.0
+        vals = [math.pow(b, float(start))]
+    else:  # (start and end in the result's dtype; their difference too, then a double step)
+        s_, e_ = dtype.type(start), dtype.type(end)
+        step = float(dtype.type(e_ - s_)) / (steps - 1) if steps > 1 else 0.0
         half = steps // 2
-        vals = [math.pow(b, s + step * i) if i < half else math.pow(b, e - step * (steps - i - 1))
-                for i in range(steps)]
+        vals = [math.pow(b, float(s_) + step * i) if i < half else
+                math.pow(b, float(e_) - step * (steps - i - 1)) for i in range(steps)]
     out = Tensor(np.asarray(vals, dtype=dtype))
     if grad:
         out.set_requires_grad(True, via="init")
@@ -226,9 +227,9 @@ def call_range(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     dtype, grad = options(node, kw, ev.dtype)
     if step == 0:
         raise fail(node, "step must be nonzero")
-    n = int(math.floor((end - start) / step)) + 1
-    if n < 0:
-        raise fail(node, "upper bound and larger bound inconsistent with step sign")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise fail(node, "upper bound and lower bound inconsistent with step sign")
+    n = int((end - start) / step) + 1
     out = Tensor(np.asarray([start + step * i for i in range(n)], dtype=dtype))
     if grad:
         out.set_requires_grad(True, via="init")

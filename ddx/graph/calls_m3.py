@@ -69,10 +69,18 @@ def call_copysign(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 def call_ldexp(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, aliased(node, kw), ("input", "other"), 2)
     a, e = (tensor_arg(ev, node, given[k]) for k in ("input", "other"))
-    dtype = a.value.dtype if a.value.dtype.kind == "f" else ev.dtype
-    scale = Tensor(np.power(np.asarray(2.0, dtype=dtype), e.value.astype(dtype)))
-    scale.const = True
-    return ev.op("mul", node, [a, scale], grad_fn="LdexpBackward0")
+    if e.requires_grad:
+        raise fail(node, "ldexp where other requires grad is not supported by ddx")
+    if a.value.dtype.kind != "f":
+        a = Tensor(a.value.astype(ev.dtype))
+    try:
+        shape = np.broadcast_shapes(a.shape, e.shape)
+    except ValueError:
+        raise fail(node, f"The size of tensor a ({a.shape[-1]}) must match the size of tensor b "
+                         f"({e.shape[-1]}) at non-singleton dimension", DdxShapeError) from None
+    if shape != a.shape:
+        a = expand_to(ev, node, a, shape)
+    return ev.op("ldexp", node, [a], {"other": _nested(np.broadcast_to(e.value, shape))})
 
 
 def _mask(ev: Evaluating, node: Ast, mask: Any, a: Tensor, name: str) -> tuple:

@@ -54,14 +54,24 @@ def _floats(*xs) -> np.dtype | None:
     return None
 
 
+def _fma(dtype, a, b, c):
+    """a * b + c rounded once; an exact zero takes the sign a plain a * b + c gives it (which
+    is then exact too: fma64's emulation returned +0 for -0 * 1 + -0)."""
+    out = np.asarray((fma32 if dtype == np.float32 else fma64)(a, b, c), dtype=dtype)
+    zero = out == 0
+    if zero.any():
+        out = np.where(zero, (np.asarray(a, dtype) * np.asarray(b, dtype) + np.asarray(c, dtype)),
+                       out).astype(dtype)
+    return out
+
+
 def _addcmul(a, t1, t2, *, value=1.0):
     """ATen's vector loop: fmadd(value * t1, t2, self), one rounding for the multiply-add."""
     dtype = _floats(a, t1, t2)
     if dtype is None:
         return a + value * t1 * t2
     a, t1, t2 = np.broadcast_arrays(a, t1, t2)
-    fma = fma32 if dtype == np.float32 else fma64
-    return np.asarray(fma(t1 * dtype.type(value), t2, a), dtype=dtype)
+    return _fma(dtype, t1 * dtype.type(value), t2, a)
 
 
 def _addcdiv(a, t1, t2, *, value=1.0):
@@ -100,7 +110,8 @@ def _copysign_by_number(g, a, other):
         return g * (np.where(a == 0, 0.0, np.abs(a) / a) * math.copysign(1.0, other))
 
 
-op("copysign", "CopysignBackward0", np.copysign, _copysign_vjp, lambda g, o, a, b: g * 0.0,
+op("copysign", "CopysignBackward0", np.copysign, _copysign_vjp,
+   lambda g, o, a, b: g * 0.0 + 0.0,  # (zeros_like(other): +0, also where g < 0)
    call="binary", spaces=_T,
    emit={"torch": "torch.copysign({0}, {1})", "jax": "jnp.copysign({0}, {1})"},
    kink=(lambda a, b: np.asarray(a) == 0, "at 0 PyTorch's gradient is 0"),
@@ -208,8 +219,7 @@ def _addr(s, v1, v2):
     k = (out.shape[1] // width) * width
     if k:
         out = np.array(out)
-        fma = fma32 if dtype == np.float32 else fma64
-        out[:, :k] = fma(a[:, :k], b[:, :k], base[:, :k])
+        out[:, :k] = _fma(dtype, a[:, :k], b[:, :k], base[:, :k])
     return out.reshape(shape)
 
 
@@ -234,3 +244,29 @@ op("addr", "AddrBackward0", _addr, lambda g, o, s, a, b: g,
    jvp=_addr_jvp, elementwise=False, spaces=(),
    emit={"torch": "torch.addr({0}, {1}, {2})", "jax": "({0} + jnp.outer({1}, {2}))"},
    example=("addr(x, sum(x, 1), y)", {"x": (2, 3), "y": (3,)}))
+
+
+# --- ldexp: self * 2 ** other ------------------------------------------------------------------
+def _ldexp(a, *, other):
+    """ATen's ldexp: mul(self, pow(2.0, other)), the power in self's float dtype."""
+    dtype = np.asarray(a).dtype if np.asarray(a).dtype.kind == "f" else np.float64
+    return a * np.power(dtype.type(2.0), np.asarray(other, dtype=dtype))
+
+
+def _ldexp_back(g, o, a, *, other):
+    """derivatives.yaml's grad * pow(2, other): with an integer other that power is an
+    integer one, so 2 ** -1 is 0 there, as in PyTorch."""
+    e = np.asarray(other)
+    if e.dtype.kind in "iub":
+        scale = np.where(e < 0, 0, np.power(2, np.maximum(e, 0))).astype(np.float64)
+    else:
+        scale = np.power(2.0, e)
+    return g * scale
+
+
+op("ldexp", "LdexpBackward0", _ldexp, _ldexp_back,
+   jvp=lambda ts, o, a, *, other: _ldexp_back(ts[0], o, a, other=other), elementwise=False,
+   reads="", saves=False, spaces=(),
+   emit={"torch": "torch.ldexp({0}, torch.tensor({other!r}))",
+         "jax": "({0} * 2.0 ** jnp.array({other!r}))"},
+   example=("ldexp(x, [1.0, -1.0, 2.0])", {"x": (3,)}))
