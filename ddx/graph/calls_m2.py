@@ -8,7 +8,6 @@ the inputs' dtype, as ATen's kernels do for these exact operations."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
