@@ -25,6 +25,7 @@ from . import (  # noqa: F401 - registering the rows
     rows_linalg,
     rows_loss,
     rows_m,
+    rows_m2,
     rows_misc,
     rows_more,
     rows_reduce,
