@@ -35,10 +35,53 @@ def register() -> None:
 
     for name in IN_PLACE:
         TENSOR_METHODS.setdefault(f"{name}_", in_place(name))
+    TENSOR_METHODS.setdefault("fill_diagonal_", m_fill_diagonal_)
     EXTRA["torch"].setdefault("broadcast_shapes",
                               Native("broadcast_shapes", fn_broadcast_shapes))
 
 
-register()
 
-__all__ = ["IN_PLACE", "fn_broadcast_shapes"]
+
+def m_fill_diagonal_(ev, node, t, args: list, kw: dict):
+    """x.fill_diagonal_(value, wrap=False) on a tensor autograd does not record: ATen's
+    fill_diagonal_ (all dims equal past 2-d; a tall matrix's diagonal restarts after a blank
+    row with wrap=True)."""
+    from ..errors import DdxTypeError
+    from ..graph import record
+    from ..graph.args import bind
+    from ..graph.tensor import Tensor
+    from .pyinplace import write
+
+    given = bind(node, args, {k: v for k, v in kw.items()}, ("fill_value", "wrap"), 1)
+    value = given["fill_value"]
+    value = value.value.item() if isinstance(value, Tensor) else value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DdxTypeError("fill_diagonal_(): argument 'fill_value' must be Number",
+                           start=node.pos, end=node.end)
+    wrap = given.get("wrap", False)
+    wrap = bool(wrap.value) if isinstance(wrap, Tensor) else bool(wrap)
+    a = t.value
+    if a.ndim < 2:
+        raise DdxRuntimeError("dimensions must larger than 1", start=node.pos, end=node.end)
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise DdxRuntimeError("all dimensions of input must be of equal length",
+                              start=node.pos, end=node.end)
+    if record.GRAD_MODE.enabled and t.requires_grad:
+        raise DdxRuntimeError("fill_diagonal_ of a tensor that requires grad is not supported "
+                              "by ddx (it is under torch.no_grad())", start=node.pos, end=node.end)
+    out = np.array(a, copy=True)
+    flat = out.reshape(-1)
+    step = sum(int(np.prod(a.shape[i + 1:])) for i in range(a.ndim))
+    n = min(a.shape) if a.ndim > 2 or not wrap else None
+    if n is not None:
+        flat[np.arange(min(a.shape)) * step] = value
+    else:  # (numpy's fill_diagonal with wrap: every step elements down the flat matrix)
+        flat[::a.shape[1] + 1] = value
+    write(ev, t, out)
+    return t
+
+
+__all__ = ["IN_PLACE", "fn_broadcast_shapes", "m_fill_diagonal_"]
+
+
+register()

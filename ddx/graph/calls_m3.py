@@ -264,3 +264,64 @@ NAMED: dict = {"addcmul": _three("addcmul", "addcmul"), "addcdiv": _three("addcd
                "addmv": _bias_form("addmv", ("input", "mat", "vec"), (2, 1)),
                "addr": _bias_form("addr", ("input", "vec1", "vec2"), (1, 1))}
 NAMED_SPACES: dict = {name: ("torch", "Tensor") for name in NAMED}
+
+
+def call_vdot(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """vdot of real vectors is dot's product (its own node, VdotBackward0)."""
+    given = bind(node, args, aliased(node, kw), ("input", "other"), 2)
+    a, b = (tensor_arg(ev, node, given[k]) for k in ("input", "other"))
+    if a.value.ndim != 1 or b.value.ndim != 1:
+        raise fail(node, f"1D tensors expected, but got {a.value.ndim}D and {b.value.ndim}D "
+                         "tensors")
+    if a.shape != b.shape:
+        n, m = a.shape[0], b.shape[0]
+        raise fail(node, f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have "
+                         f"the same number of elements, but got {n} and {m} elements "
+                         "respectively")
+    if a.value.dtype != b.value.dtype:
+        raise fail(node, f"vdot : expected both vectors to have same dtype, but found "
+                         f"{a.value.dtype} and {b.value.dtype}")
+    return ev.op("dot", node, [a, b], grad_fn="VdotBackward0")
+
+
+def call_narrow_copy(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """A copy of narrow's slice: index_select's copy and rule, as NarrowCopyBackward0."""
+    given = bind(node, args, aliased(node, kw), ("input", "dim", "start", "length"), 4)
+    a = tensor_arg(ev, node, given["input"])
+    if a.value.ndim == 0:
+        raise fail(node, "narrow_copy(): cannot be applied to a 0-dim tensor.")
+    dim = dim_of(ev, node, given["dim"], a.value.ndim)
+    size = a.shape[dim]
+    start, length = int_of(ev, node, given["start"]), int_of(ev, node, given["length"])
+    start = start + size if start < 0 else start
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise fail(node, f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return ev.op("index_select", node, [a], {"dim": dim, "index": tuple(range(start,
+                                                                             start + length))},
+                 grad_fn="NarrowCopyBackward0")
+
+
+def call_slice_scatter(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """src written into input[start:end:step] along dim: index_copy's forward and rules, as
+    SliceScatterBackward0."""
+    given = bind(node, args, aliased(node, kw), ("input", "src", "dim", "start", "end", "step"),
+                 2)
+    a, src = (tensor_arg(ev, node, given[k]) for k in ("input", "src"))
+    dim = dim_of(ev, node, given.get("dim", 0), a.value.ndim)
+    bounds = slice(*(None if given.get(k) is None else int_of(ev, node, given[k])
+                     for k in ("start", "end", "step")))
+    index = tuple(range(a.shape[dim]))[bounds]
+    want = a.shape[:dim] + (len(index),) + a.shape[dim + 1:]
+    if src.shape != want:
+        raise fail(node, f"expected src to have a size equal to the slice of self. src size = "
+                         f"{list(src.shape)}, slice size = {list(want)}")
+    if src.value.dtype != a.value.dtype:
+        src = Tensor(src.value.astype(a.value.dtype))
+    return ev.op("index_copy", node, [a, src], {"dim": dim, "index": index},
+                 grad_fn="SliceScatterBackward0")
+
+
+NAMED.update({"vdot": call_vdot, "narrow_copy": call_narrow_copy,
+              "slice_scatter": call_slice_scatter})
+NAMED_SPACES.update({"vdot": ("torch", "Tensor"), "narrow_copy": ("torch", "Tensor"),
+                     "slice_scatter": ("torch", "Tensor")})
