@@ -187,6 +187,33 @@ def call_promote_types(ev: Evaluating, node: Ast, args: list, kw: dict) -> DType
     return DType(out)
 
 
+def call_result_type(ev: Evaluating, node: Ast, args: list, kw: dict) -> DType:
+    """PyTorch's promotion of two operands: tensors with dimensions first, then 0-d tensors,
+    then plain numbers; a later kind counts only where its category (bool, integer, float)
+    is higher, a plain float then giving the default dtype."""
+    given = bind(node, args, kw, ("tensor1", "tensor2"), 2)
+    ranked: dict[int, list[np.dtype]] = {0: [], 1: [], 2: []}
+    for v in (given["tensor1"], given["tensor2"]):
+        if isinstance(v, Tensor) and not v.weak:
+            ranked[0 if v.value.ndim else 1].append(v.value.dtype)
+        else:
+            x = v.value if isinstance(v, Tensor) else v
+            kind = "b" if isinstance(x, bool) or np.asarray(x).dtype.kind == "b" else \
+                "f" if np.asarray(x).dtype.kind == "f" else "i"
+            ranked[2].append({"b": np.dtype(bool), "i": np.dtype(np.int64),
+                              "f": np.dtype(ev.dtype)}[kind])
+    out = None
+    for level in (0, 1, 2):
+        for d in ranked[level]:
+            if out is None:
+                out = d
+            elif _KIND[d.kind] > _KIND[out.kind]:
+                out = d if level < 2 or d.kind != "f" else np.dtype(ev.dtype)
+            elif level == 0 or (level == 1 and not ranked[0]):
+                out = np.dtype(call_promote_types(ev, node, [DType(out), DType(d)], {}).np)
+    return DType(out)
+
+
 def call_can_cast(ev: Evaluating, node: Ast, args: list, kw: dict) -> bool:
     a, b = _dtype_pair(node, args, kw, ("from_", "to"))
     return _KIND[a.kind] <= _KIND[b.kind] and not (a.kind != "b" and b.kind == "b")
@@ -267,10 +294,11 @@ NAMED: dict = {
     "argwhere": call_argwhere, "unravel_index": call_unravel_index,
     "is_floating_point": call_is_floating_point,
     "promote_types": call_promote_types, "can_cast": call_can_cast,
+    "result_type": call_result_type,
     "logspace": call_logspace, "range": call_range,
     "tril_indices": _tri_indices(True), "triu_indices": _tri_indices(False),
 }
 NAMED_SPACES: dict = {name: ("torch", "Tensor") for name in NAMED}
 NAMED_SPACES.update({n: ("torch",) for n in ("isin", "unravel_index",
-                                             "promote_types", "can_cast", "logspace", "range",
+                                             "promote_types", "can_cast", "result_type", "logspace", "range",
                                              "tril_indices", "triu_indices")})
