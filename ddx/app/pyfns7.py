@@ -2,13 +2,15 @@
 _torch_docs.py and _tensor_docs.py examples): the in-place methods of round 7's rows
 (x.index_fill_, x.index_copy_, x.masked_scatter_, x.put_, x.scatter_add_: the row computed,
 then written or recorded, as pyinplace.in_place does for every in-place method), and
-torch.broadcast_shapes (a torch.Size)."""
+torch.broadcast_shapes (a torch.Size) and torch.range (kept off the bare name range, which
+is Python's)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import DdxRuntimeError
+from ..graph.calls_m2 import call_range
 from ..graph.calls_shape import int_of
 from .pyinplace import in_place
 from .values import Size
@@ -36,6 +38,7 @@ def register() -> None:
     for name in IN_PLACE:
         TENSOR_METHODS.setdefault(f"{name}_", in_place(name))
     TENSOR_METHODS.setdefault("fill_diagonal_", m_fill_diagonal_)
+    EXTRA["torch"].setdefault("range", Native("range", call_range))
     EXTRA["torch"].setdefault("broadcast_shapes",
                               Native("broadcast_shapes", fn_broadcast_shapes))
 

@@ -247,6 +247,7 @@ def call_logspace(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
 
 
 def call_range(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """torch.range (not a named function: the bare range is Python's; app/pyfns7.py)."""
     rest = {k: v for k, v in kw.items() if k not in OPTIONS}
     given = bind(node, args, rest, ("start", "end", "step"), 2)
     start, end, step = (number_arg(node, k, given.get(k, 1)) for k in ("start", "end", "step"))
@@ -295,10 +296,10 @@ NAMED: dict = {
     "is_floating_point": call_is_floating_point,
     "promote_types": call_promote_types, "can_cast": call_can_cast,
     "result_type": call_result_type,
-    "logspace": call_logspace, "range": call_range,
+    "logspace": call_logspace,
     "tril_indices": _tri_indices(True), "triu_indices": _tri_indices(False),
 }
 NAMED_SPACES: dict = {name: ("torch", "Tensor") for name in NAMED}
 NAMED_SPACES.update({n: ("torch",) for n in ("isin", "unravel_index",
-                                             "promote_types", "can_cast", "result_type", "logspace", "range",
+                                             "promote_types", "can_cast", "result_type", "logspace",
                                              "tril_indices", "triu_indices")})
