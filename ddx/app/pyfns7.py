@@ -38,6 +38,7 @@ def register() -> None:
     for name in IN_PLACE:
         TENSOR_METHODS.setdefault(f"{name}_", in_place(name))
     TENSOR_METHODS.setdefault("fill_diagonal_", m_fill_diagonal_)
+    TENSOR_METHODS.setdefault("resize_", m_resize_)
     EXTRA["torch"].setdefault("range", Native("range", call_range))
     EXTRA["torch"].setdefault("broadcast_shapes",
                               Native("broadcast_shapes", fn_broadcast_shapes))
@@ -84,7 +85,29 @@ def m_fill_diagonal_(ev, node, t, args: list, kw: dict):
     return t
 
 
-__all__ = ["IN_PLACE", "fn_broadcast_shapes", "m_fill_diagonal_"]
+def m_resize_(ev, node, t, args: list, kw: dict):
+    """x.resize_(*sizes) to as many elements or fewer (the first ones, in order), on a tensor
+    that does not require grad; growing it (memory PyTorch leaves uninitialized) is refused."""
+    from ..graph.calls_shape import int_list
+
+    sizes = int_list(ev, node, list(args))
+    n = int(np.prod(sizes)) if sizes else 1
+    if t.requires_grad:
+        raise DdxRuntimeError("cannot resize variables that require grad", start=node.pos,
+                              end=node.end)
+    if n > t.value.size:
+        raise DdxRuntimeError(f"resize_ to more elements ({n}) than the tensor has "
+                              f"({t.value.size}) is not supported by ddx (PyTorch leaves the "
+                              "new ones uninitialized)", start=node.pos, end=node.end)
+    new = np.ascontiguousarray(t.value).reshape(-1)[:n].reshape(sizes).copy()
+    if ev.journal is not None:
+        ev.journal.set(t, "value", new)
+    else:
+        t.value = new
+    return t
+
+
+__all__ = ["IN_PLACE", "fn_broadcast_shapes", "m_fill_diagonal_", "m_resize_"]
 
 
 register()

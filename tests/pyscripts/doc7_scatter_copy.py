@@ -28,3 +28,6 @@ for out in (w.slice_scatter(s, start=1, end=4, step=2), torch.slice_scatter(w, s
     v.grad = None
     (out * out).sum().backward()
     print(out, out.grad_fn.name(), w.grad, s.grad, v.grad)
+x = torch.tensor([[1, 2], [3, 4], [5, 6]])
+print(x.resize_(2, 2))
+print(torch.arange(1., 7.).resize_(2, 3))
