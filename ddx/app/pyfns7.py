@@ -11,7 +11,6 @@ import numpy as np
 
 from ..errors import DdxRuntimeError
 from ..graph.calls_m2 import call_range
-from ..graph.calls_m3 import call_put
 from ..graph.calls_shape import int_of
 from .pyinplace import in_place
 from .values import Size
@@ -29,7 +28,7 @@ def fn_broadcast_shapes(ev, node, args: list, kw: dict) -> Size:
                               start=node.pos, end=node.end) from None
 
 
-IN_PLACE = ("index_fill", "index_copy", "masked_scatter", "scatter_add")
+IN_PLACE = ("index_fill", "index_copy", "masked_scatter", "put", "scatter_add")
 
 
 def register() -> None:
@@ -39,11 +38,6 @@ def register() -> None:
     for name in IN_PLACE:
         TENSOR_METHODS.setdefault(f"{name}_", in_place(name))
     TENSOR_METHODS.setdefault("fill_diagonal_", m_fill_diagonal_)
-    # (put is not a bare name: "input" would be offered it as a "did you mean")
-    TENSOR_METHODS.setdefault("put", lambda ev, node, t, args, kw: call_put(ev, node, [t, *args],
-                                                                            kw))
-    TENSOR_METHODS.setdefault("put_", m_put_)
-    EXTRA["torch"].setdefault("put", Native("put", call_put))
     TENSOR_METHODS.setdefault("resize_", m_resize_)
     EXTRA["torch"].setdefault("range", Native("range", call_range))
     EXTRA["torch"].setdefault("broadcast_shapes",
@@ -111,18 +105,6 @@ def m_resize_(ev, node, t, args: list, kw: dict):
     else:
         t.value = new
     return t
-
-
-def m_put_(ev, node, t, args: list, kw: dict):
-    """x.put_(index, source, accumulate=False): the put row, written or recorded in place."""
-    extra = ev.functions.extra
-    had = "put" in extra
-    extra.setdefault("put", call_put)
-    try:
-        return in_place("put")(ev, node, t, args, kw)
-    finally:
-        if not had:
-            extra.pop("put", None)
 
 
 __all__ = ["IN_PLACE", "fn_broadcast_shapes", "m_fill_diagonal_", "m_resize_"]

@@ -260,7 +260,7 @@ CALLERS: dict = {"copysign": call_copysign}
 NAMED: dict = {"addcmul": _three("addcmul", "addcmul"), "addcdiv": _three("addcdiv", "addcdiv"),
                "ldexp": call_ldexp, "masked_select": call_masked_select,
                "masked_scatter": call_masked_scatter, "index_fill": call_index_fill,
-               "index_copy": call_index_copy, "scatter_add": call_scatter_add,
+               "index_copy": call_index_copy, "put": call_put, "scatter_add": call_scatter_add,
                "addmv": _bias_form("addmv", ("input", "mat", "vec"), (2, 1)),
                "addr": _bias_form("addr", ("input", "vec1", "vec2"), (1, 1))}
 NAMED_SPACES: dict = {name: ("torch", "Tensor") for name in NAMED}
