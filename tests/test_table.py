@@ -215,7 +215,11 @@ def _edge_points(name: str) -> list[dict]:
 # log(-2) = nan; forward mode multiplies that 0 slope by nan. (Reverse over reverse is the cure,
 # with torch.autograd.grad(create_graph=True).) (xlogy at x = 0 agrees since its dL/dx is
 # derivatives.yaml's xlogy(grad, y): 1/y both ways.)
-FORWARD_OVER_REVERSE = {("pow", "y", "x", -2.0, 0.0): (np.nan, -0.5)}
+# copysign(x, y) at x = 0: its dL/dx is derivatives.yaml's grad * (result / self) masked at
+# self = 0; PyTorch's d/dy of it goes through copysign's zeros_like(other) (0), forward mode
+# through the division by self = 0 (nan).
+FORWARD_OVER_REVERSE = {("pow", "y", "x", -2.0, 0.0): (np.nan, -0.5),
+                        ("copysign", "x", "y", 0.0, 2.0): (np.nan, 0.0)}
 
 
 def test_xlogys_hessian_at_x_zero_is_pytorchs():

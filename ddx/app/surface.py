@@ -28,6 +28,7 @@ from . import (
     pydunder,
     pyexec,
     pyexpr,
+    pyfns7,  # noqa: F401  (registers index_fill_, put_, ..., torch.broadcast_shapes)
     pyfunc,  # noqa: F401  (registers torch.func, torch.autograd.forward_ad)
     pyfunctional_graph,  # noqa: F401  (registers torch.autograd.functional's create_graph)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)

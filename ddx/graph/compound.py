@@ -220,6 +220,8 @@ class Compound:
         return indexing.index(self, node, values)
 
     def int_arg(self, value: Any, node: Ast) -> int:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return int(value)  # (a Python int a method returned: w[:out.numel()])
         if isinstance(value, Tensor) and value.value.size == 1:
             v = value.value.item()
             if float(v).is_integer():

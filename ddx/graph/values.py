@@ -12,7 +12,8 @@ from .tensor import AccumulateGrad, Function, Tensor
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "double": np.float64,
           "float": np.float32, "long": np.int64, "bool": np.bool_, "int32": np.int32,
-          "int16": np.int16, "short": np.int16, "int8": np.int8, "uint8": np.uint8}
+          "int16": np.int16, "short": np.int16, "int8": np.int8, "uint8": np.uint8,
+          "int": np.int32}
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 

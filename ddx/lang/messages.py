@@ -95,6 +95,9 @@ def explain(exc: Unexpected, source: str) -> DdxSyntaxError:
         at = opened[1]
         return DdxSyntaxError(f"{source[at]!r} was never closed", start=at, end=at + 1,
                               source=source)
+    if kind == "NAME" and exc.value in ("j", "J") and pos and source[pos - 1].isdigit():
+        return DdxSyntaxError("complex numbers (a literal such as 2j) are not supported by ddx",
+                              start=pos, end=exc.end, source=source)
     if kind in ("NAME", "NUMBER", "LPAR", "LSQB") and ("ADDOP" in expected or "MULOP" in expected):
         return DdxSyntaxError(f"unexpected {exc.value!r}: missing an operator before it?",
                               start=pos, end=exc.end, source=source,

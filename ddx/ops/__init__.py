@@ -24,6 +24,8 @@ from . import (  # noqa: F401 - registering the rows
     rows_layers,
     rows_linalg,
     rows_loss,
+    rows_m,
+    rows_m2,
     rows_misc,
     rows_more,
     rows_reduce,
