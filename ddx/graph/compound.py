@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,10 @@ from .values import Starred, type_name, weak
 
 _PYTHON = frozenset(("lambda", "ifexp", "boolop", "not", "fstr", "comp", "dict", "set", "star",
                      "dstar"))
+
+# Python's builtins ddx does not provide (input, open, ...): named as unknown, with no
+# look-alike suggested (input is not a misspelt put)
+_PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
 def _spread(node: Ast, pos: list, kw: dict) -> tuple[list, dict]:
@@ -124,7 +129,8 @@ class Compound:
                         namespaces.pytorch_has("F", node.value):
                     raise DdxNameError(f"'{node.value}' is not supported by ddx",
                                        start=node.pos, end=node.pos + len(node.value))
-                close = namespaces.close_name(node.value, self.functions, suggest)
+                close = None if node.value in _PYTHON_BUILTINS else \
+                    namespaces.close_name(node.value, self.functions, suggest)
                 raise DdxNameError(
                     f"unknown function '{node.value}'" + (f"; did you mean '{close}'?" if close
                                                           else ""),
