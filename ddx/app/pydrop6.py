@@ -14,7 +14,7 @@ from ..graph.create_dropout import bernoulli_mask
 from ..graph.tensor import Tensor
 from ..graph.values import weak
 from .pyerrors import PyException
-from .pyfunc6 import REQUIRED, bind, call, error, num, renamed, tensor
+from .pyfunc6 import REQUIRED, bind, call, dropout_args, error, num, renamed, tensor
 from .pymodules import EXTRA, Native
 from .pynn6 import Module6
 
@@ -22,16 +22,8 @@ _ALPHA = 1.7580993408473766
 
 
 def _alpha(ev, node, args, kw, name: str, feature: bool) -> Tensor:
-    g = bind(name, (("input", REQUIRED), ("p", 0.5), ("training", False), ("inplace", False)),
-             args, kw)
-    x = tensor(node, g["input"], "input", name)
-    p = float(num(g["p"]))
-    if not 0 <= p <= 1:
-        raise PyException.error("ValueError", f"dropout probability has to be between 0 and 1, "
-                                f"but got {p}")
-    if num(g["inplace"]):
-        raise error(f"{name}(inplace=True) is not supported by ddx", node)
-    if p == 0 or not num(g["training"]) or x.value.size == 0:
+    x, p, training = dropout_args(node, args, kw, name, False)
+    if p == 0 or not training or x.value.size == 0:
         return x
     dt = x.value.dtype
     if p == 1:

@@ -10,13 +10,11 @@ import numpy as np
 
 from ..errors import DdxRuntimeError
 from ..graph.tensor import Tensor
-from ..ops.rng import GENERATOR
 from .pyerrors import PyException
 from .pyfunc6 import REQUIRED, bind, num, tensor
 from .pyfused import fused
 from .pymodules import EXTRA, Native
-from .pynn import PARAMETERS
-from .pynn6 import Module6, embedding_module
+from .pynn6 import Module6, embedding_module, embedding_weight
 from .pynnclass import NNClass
 from .pyoptim import fma
 
@@ -156,19 +154,7 @@ def _bag(ev, g: dict, freeze: bool = False) -> EmbeddingBag:
             raise PyException.error("AssertionError", "padding_idx must be within "
                                     "num_embeddings")
         pad %= n
-    if g["_weight"] is not None:
-        weight = Tensor(g["_weight"].value)
-        weight.set_requires_grad(not freeze)
-        PARAMETERS.add(weight)
-    else:
-        ev.drew_random = True
-        if ev.journal is not None:
-            ev.journal.keep(GENERATOR, "state")
-        values = GENERATOR.normal(n * d, np.dtype(ev.dtype), 0.0, 1.0).reshape(n, d)
-        if pad is not None:
-            values[pad] = 0
-        weight = Tensor(values, True)
-        PARAMETERS.add(weight)
+    weight = embedding_weight(ev, n, d, pad, g["_weight"], freeze)
     mode = g["mode"]
     shown = f"{n}, {d}, mode={mode!r}" + (f", padding_idx={pad}" if pad is not None else "")
     m = EmbeddingBag("EmbeddingBag", None, {}, shown)

@@ -321,14 +321,9 @@ _WARN_3D = ("dropout2d: Received a 3D input to dropout2d and assuming that chann
             "channel-wise dropout behavior, please switch to using dropout1d instead.")
 
 
-def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
-    """F.dropout1d/2d/3d as functional.py runs them: an unbatched input unsqueezed (and the
-    result squeezed back), then ATen's feature dropout: one bernoulli(1 - p) draw per
-    (batch, channel), divided by 1 - p, times the input; dropout2d takes a 3-d input as
-    (N, C, L), with PyTorch's warnings."""
-    from ..graph.create_dropout import bernoulli_mask
-
-    g = bind(name, (("input", REQUIRED), ("p", 0.5), ("training", True), ("inplace", False)),
+def dropout_args(node, args, kw, name: str, training: bool) -> tuple[Tensor, float, bool]:
+    """(input, p, training) of a dropout call; PyTorch's ValueError for p outside [0, 1]."""
+    g = bind(name, (("input", REQUIRED), ("p", 0.5), ("training", training), ("inplace", False)),
              args, kw)
     x = tensor(node, g["input"], "input", name)
     p = float(num(g["p"]))
@@ -337,6 +332,17 @@ def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
                                 f"but got {p}")
     if num(g["inplace"]):
         raise error(f"{name}(inplace=True) is not supported by ddx", node)
+    return x, p, bool(num(g["training"]))
+
+
+def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
+    """F.dropout1d/2d/3d as functional.py runs them: an unbatched input unsqueezed (and the
+    result squeezed back), then ATen's feature dropout: one bernoulli(1 - p) draw per
+    (batch, channel), divided by 1 - p, times the input; dropout2d takes a 3-d input as
+    (N, C, L), with PyTorch's warnings."""
+    from ..graph.create_dropout import bernoulli_mask
+
+    x, p, train = dropout_args(node, args, kw, name, True)
     d = x.value.ndim
     if name == "dropout1d" and d not in ranks:
         raise error(f"dropout1d: Expected 2D or 3D input, but received a {d}D input. Note that "
@@ -350,7 +356,6 @@ def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
         ev.warnings.append(_WARN_3D)
     batched = name == "dropout2d" or d == ranks[1]
     u = x if batched else call(ev, node, "unsqueeze", x, weak(0))
-    train = bool(num(g["training"]))
     if train and p != 0 and u.value.size:
         if u.value.ndim < 2:
             raise error("Feature dropout requires at least 2 dimensions in the input", node)
@@ -363,10 +368,6 @@ def feature_dropout(ev, node, args, kw, name: str, ranks: tuple) -> Tensor:
             noise = (noise / dt.type(1 - p)).astype(dt)
         u = call(ev, node, "mul", u, Tensor(noise))
     return u if batched else call(ev, node, "squeeze", u, weak(0))
-
-
-def _native(name: str, fn):
-    return Native(name, fn)
 
 
 FUNCTIONS = {
@@ -385,12 +386,12 @@ TORCH = ("prelu", "rrelu", "pairwise_distance", "pixel_shuffle", "pixel_unshuffl
 def register() -> None:
     space = EXTRA["torch.nn.functional"]
     for name, fn in FUNCTIONS.items():
-        space[name] = _native(name, fn)
+        space[name] = Native(name, fn)
     for name in TORCH:
         EXTRA["torch"].setdefault(name, space[name])
 
 
 register()
 
-__all__ = ["FUNCTIONS", "REQUIRED", "bind", "call", "embedding_lookup", "error", "ints", "num", "renamed",
-           "tensor"]
+__all__ = ["FUNCTIONS", "REQUIRED", "bind", "call", "dropout_args", "embedding_lookup", "error", "ints",
+           "num", "renamed", "tensor"]

@@ -27,6 +27,24 @@ def _param(value: np.ndarray) -> Tensor:
     return p
 
 
+def embedding_weight(ev, n: int, d: int, pad, given, freeze: bool) -> Tensor:
+    """An Embedding's (or EmbeddingBag's) weight parameter: the given _weight's values shared
+    (as Parameter(_weight)), or an (n, d) draw of N(0, 1) from the seeded generator with the
+    padding row zeroed, as reset_parameters does."""
+    if given is not None:
+        weight = Tensor(given.value)
+        weight.set_requires_grad(not freeze)
+        PARAMETERS.add(weight)
+        return weight
+    ev.drew_random = True
+    if ev.journal is not None:
+        ev.journal.keep(GENERATOR, "state")
+    values = GENERATOR.normal(n * d, np.dtype(ev.dtype), 0.0, 1.0).reshape(n, d)
+    if pad is not None:
+        values[pad] = 0
+    return _param(values)
+
+
 def _one(kind: str, args: list) -> Any:
     if len(args) != 1:
         raise DdxTypeError(f"{kind}.forward() takes 2 positional arguments but {len(args) + 1} "
@@ -181,19 +199,7 @@ def embedding_module(ev, g):
 
             raise PyException.error("AssertionError", "Padding_idx must be within num_embeddings")
         pad %= n
-    given = g["_weight"]
-    if given is not None:
-        weight = Tensor(given.value)  # (sharing its values, as Parameter(_weight))
-        weight.set_requires_grad(not num(g["_freeze"]))
-        PARAMETERS.add(weight)
-    else:
-        ev.drew_random = True
-        if ev.journal is not None:
-            ev.journal.keep(GENERATOR, "state")
-        values = GENERATOR.normal(n * d, np.dtype(ev.dtype), 0.0, 1.0).reshape(n, d)
-        if pad is not None:
-            values[pad] = 0
-        weight = _param(values)
+    weight = embedding_weight(ev, n, d, pad, g["_weight"], bool(num(g["_freeze"])))
     shown = f"{n}, {d}" + (f", padding_idx={pad}" if pad is not None else "")
     m = Embedding("Embedding", None, {}, shown)
     m.state["weight"] = weight
