@@ -48,7 +48,10 @@ def test_scripts_print_what_python_and_pytorch_print(script):
     ("type(torch.ones(2)).__mro__", "error: 'str' attribute '__mro__' is not available in ddx"),
     ("[].__class__.__subclasses__()",
      "error: 'list' attribute '__class__' is not available in ddx"),
-    ("setattr(torch, 'x', 1)", "error: unknown function 'setattr'"),
+    ("setattr(torch, 'x', 1)", "error: ddx cannot set attribute 'x' of a module"),
+    ("setattr(print, '__call__', 1)", "error: '__call__' is not available in ddx (no dunder "
+                                      "attributes)"),
+    ("delattr(torch, 'tensor')", "error: ddx cannot delete attribute 'tensor' of a module"),
     ("globals()", "error: unknown function 'globals'"),
     ("breakpoint()", "error: unknown function 'breakpoint'"),
     ("input()", "error: unknown function 'input'"),

@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError
-from ..graph import record
+from ..graph import dual, record
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
 from . import pyhooks
+from .pycustom_jvp import MISSING_BACKWARD, with_tangents
 from .pycustom_multi import apply_many, input_rule
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
@@ -48,6 +49,10 @@ class Ctx:
             raise DdxTypeError(f"cannot set '{name}' on a FunctionCtx")
         self.attrs[name] = value
 
+    def py_delattr(self, name: str) -> bool:
+        """``del ctx.name`` (a jvp freeing what forward kept): whether it was there."""
+        return self.attrs.pop(name, self) is not self
+
     def py_attr(self, ev, node, name):
         if name in _CTX_METHODS:  # (a method as a value: ctx.save_for_backward)
             return Native(name, lambda ev, node, args, kw: self.py_method(ev, node, name, args,
@@ -80,16 +85,25 @@ FUNCTION = FunctionBase()
 
 
 def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
-    from .pycalls import call_value
 
     forward, backward = cls.lookup("forward"), cls.lookup("backward")
-    if forward is None or backward is None:
-        raise DdxRuntimeError(f"{cls.name} must define both forward and backward as "
-                              "static methods")
+    if forward is None:
+        raise DdxRuntimeError(f"{cls.name} must define forward as a static method")
+    if backward is None:  # (an error when the backward pass reaches it, as PyTorch's)
+        backward = MISSING_BACKWARD
     ctx = Ctx(len(args))
     ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    result = _node(ev, node, cls, ctx, args, kw, forward, backward)
+    return with_tangents(ev, node, cls, ctx, args, result)
+
+
+def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, backward) -> Any:
+    """forward run (grad mode off, no tangents: PyTorch unpacks the duals), then its node."""
+    from .pycalls import call_value
+
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = False
+    depth, dual.LEVEL.depth = dual.LEVEL.depth, 0
     setup = cls.lookup("setup_context")
     try:
         if setup is not None:  # (PyTorch 2's form: forward(*args), then setup_context)
@@ -99,6 +113,7 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
             out = call_value(ev, node, forward, [ctx, *args], kw)
     finally:
         record.GRAD_MODE.enabled = before
+        dual.LEVEL.depth = depth
     many = isinstance(out, tuple) and any(isinstance(t, Tensor) for t in out)
     if not isinstance(out, Tensor) and not many:
         raise DdxTypeError(f"{cls.name}.forward must return a tensor or a tuple of them")

@@ -151,6 +151,11 @@ def _assert(ev, stmt) -> Any:
 def _del(ev, stmt) -> Any:
     targets = stmt.value.kids if stmt.value.kind == "tuple" else (stmt.value,)
     for target in targets:
+        if target.kind == "attr":  # (del obj.name)
+            from .pyattrs import del_attr
+
+            del_attr(ev, target, ev.evaluate(target.kids[0]), target.value)
+            continue
         if target.kind != "name":
             raise DdxTypeError("del takes names here", start=target.start, end=target.end)
         if target.value not in ev.env:

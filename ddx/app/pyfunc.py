@@ -1,8 +1,8 @@
 """torch.func's everyday transforms in the REPL: grad, grad_and_value, jacrev, jacfwd and
 hessian of the user's functions, built on torch.autograd.functional's jacobian and hessian
 (reverse mode, one pass per output element; forward over reverse): ``grad(f)(x)``,
-``grad(f, argnums=(0, 1))(x, y)``, ``has_aux=True``. vmap and torch.autograd.forward_ad are
-not provided: their calls are one line of ddx's error naming what to use instead."""
+``grad(f, argnums=(0, 1))(x, y)``, ``has_aux=True``. vmap is not provided: its call is one
+line of ddx's error naming what to use instead (torch.autograd.forward_ad: pyforward_ad.py)."""
 
 from __future__ import annotations
 
@@ -142,10 +142,6 @@ def _not_provided(name: str, instead: str):
     return Native(name, call)
 
 
-FORWARD_AD = ("use torch.autograd.functional.jvp(f, inputs, v) for a Jacobian-vector product "
-              "(ddx's forward mode)")
-
-
 def register() -> None:
     func = PyModule("torch.func", {
         name: Native(name, _transform(name))
@@ -154,14 +150,8 @@ def register() -> None:
                                                             "write it for the whole batch")
     MODULES["torch.func"] = func
     EXTRA["torch"].setdefault("func", func)
-    forward_ad = PyModule("torch.autograd.forward_ad", {
-        name: _not_provided(f"torch.autograd.forward_ad.{name}", FORWARD_AD)
-        for name in ("dual_level", "make_dual", "unpack_dual", "enter_dual_level",
-                     "exit_dual_level")})
-    MODULES["torch.autograd.forward_ad"] = forward_ad
-    EXTRA["torch.autograd"].setdefault("forward_ad", forward_ad)
 
 
 register()
 
-__all__ = ["FORWARD_AD"]
+__all__: list[str] = []

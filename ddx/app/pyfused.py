@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import record
+from ..graph import dual, record
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
 
 
 def fused(ev, node, grad_fn: str, value: np.ndarray, inputs: list, vjps: tuple) -> Tensor:
     """A node ``grad_fn`` over ``inputs`` (each with its VJP ``vjp(g)``), holding ``value``."""
+    dual.refuse(inputs, grad_fn)
     if not (record.GRAD_MODE.enabled and any(t.requires_grad for t in inputs)):
         return Tensor(value)
     row = Op(f"fused_{grad_fn}", grad_fn, lambda *xs: value,

@@ -19,6 +19,7 @@ from ..graph.tensor import Tensor
 from ..graph.values import truth
 from .pyautograd import gradients
 from .pyerrors import PyException
+from .pyforward_ad import forward_jacobian
 from .pymodules import EXTRA, MODULES, Native, PyModule
 
 OPTIONS = ("eps", "atol", "rtol", "raise_exception", "nondet_tol", "check_undefined_grad",
@@ -116,10 +117,17 @@ def gradcheck(ev, node, args: list, kw: dict) -> bool:
     if size > MAX_ELEMENTS:
         raise DdxTypeError(f"ddx's gradcheck builds Jacobians of at most {MAX_ELEMENTS:,} "
                            f"entries (this one has {size:,})")
+    modes = [m for m, on in (("backward", truth(given.get("check_backward_ad", True))),
+                             ("forward", truth(given.get("check_forward_ad", False)))) if on]
     for k in wanted:
         numerical = _numerical(ev, node, func, inputs, k, eps)
-        analytical = _analytical(ev, outputs, inputs, k)
-        for o, (num, ana) in enumerate(zip(numerical, analytical)):
+        pairs = []
+        for mode in modes:
+            analytical = _analytical(ev, outputs, inputs, k) if mode == "backward" else \
+                forward_jacobian(ev, node, lambda xs: _call(ev, node, func, xs), inputs, k,
+                                 len(outputs))
+            pairs.extend(enumerate(zip(numerical, analytical)))
+        for o, (num, ana) in pairs:
             if np.all(np.abs(ana - num) <= atol + rtol * np.abs(num)):
                 continue
             if not raise_exception:

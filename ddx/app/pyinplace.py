@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError
-from ..graph import record
+from ..graph import dual, record
 from ..graph.tensor import Tensor, changed_in_place
 from .methods import check_in_place
 from .pyoptim import add
@@ -135,7 +135,7 @@ def in_place(name: str):
         if _requires(ev, t, args, kw):
             check_in_place(t)
             return _rebind(ev, node, t, fn(ev, node, [t, *args], kw))
-        fused = _fused_add(name, t, args, kw)
+        fused = None if dual.has_tangents((t, *args)) else _fused_add(name, t, args, kw)
         if fused is not None:
             return write(ev, t, fused)
         saved = record.GRAD_MODE.enabled
@@ -144,6 +144,9 @@ def in_place(name: str):
             result = fn(ev, node, [t, *args], kw)
         finally:
             record.GRAD_MODE.enabled = saved
+        tangent = dual.tangent_of(result) if isinstance(result, Tensor) else None
+        if tangent is not None:  # (forward AD: the tangent changes in place too)
+            dual.set_tangent(t, Tensor(tangent.value.astype(t.value.dtype, copy=False)))
         return write(ev, t, result.value if isinstance(result, Tensor) else result)
 
     return method

@@ -15,7 +15,7 @@ from ..errors import (
 )
 from ..graph.binding import pair_targets
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..graph.values import DType, weak
+from ..graph.values import DType, NamedTuple, weak
 from ..lang.tree import Ast
 from . import pynumpy
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
@@ -155,6 +155,8 @@ def type_label(value: Any) -> str:
         return "dtype"
     if isinstance(value, Device):
         return "device"
+    if isinstance(value, NamedTuple):
+        return value.name  # (forward_ad's UnpackedDualTensor)
     return type(value).__name__
 
 

@@ -9,14 +9,16 @@ import numpy as np
 
 from ..errors import DdxTypeError, suggest
 from ..graph import namespaces, record
+from ..graph.dual import tangent_of
 from ..graph.functions import FUNCTIONS, check_arity
 from ..graph.namespaces import TORCH, Namespace
 from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..graph.values import NO_GRAD, DType, ReturnTypes, type_name
+from ..graph.values import NO_GRAD, DType, NamedTuple, ReturnTypes, type_name
 from ..lang.tree import Ast
 from . import (
     pyanomaly,  # noqa: F401  (registers detect_anomaly, set_detect_anomaly)
+    pyattrs,  # (registers setattr, delattr)
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
@@ -29,7 +31,8 @@ from . import (
     pyexec,
     pyexpr,
     pyfns7,  # noqa: F401  (registers index_fill_, put_, ..., torch.broadcast_shapes)
-    pyfunc,  # noqa: F401  (registers torch.func, torch.autograd.forward_ad)
+    pyforward_ad,  # noqa: F401  (registers torch.autograd.forward_ad)
+    pyfunc,  # noqa: F401  (registers torch.func)
     pyfunctional_graph,  # noqa: F401  (registers torch.autograd.functional's create_graph)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
@@ -152,6 +155,9 @@ def builtin(name: str, functions) -> Any:
 
 
 def set_attr(ev: Evaluator, target: Ast, obj: Any, name: str, value: Any) -> bool:
+    if isinstance(obj, pynn.Builtin):  # (model.weight = ..., a module ddx provides)
+        pyattrs.set_module_attr(obj, name, value)
+        return True
     return pyexpr.set_attr(ev, target, obj, name, value)
 
 
@@ -306,15 +312,21 @@ def show(ev: Evaluator, value: Any) -> str:
         if value.weak:
             v = value.value.item()
             return repr(v)
+        tangent = tangent_of(value)
         text = tensor_repr(value.value, requires_grad=value.requires_grad, default=ev.dtype,
                            options=pyprint.options_of(ev),
                            grad_fn=value.grad_fn.name if value.grad_fn is not None else None,
-                           is_leaf=value.is_leaf)
+                           is_leaf=value.is_leaf,
+                           tangent=None if tangent is None else str(tangent.value.item())
+                           if tangent.value.ndim == 0 else show(ev, tangent))
         return "Parameter containing:\n" + text if value in pynn.PARAMETERS else text
     if isinstance(value, (Function, AccumulateGrad)):
         custom = isinstance(value, Function) and value.op.name.startswith("custom_")
         where = "torch.autograd.function." if custom else ""  # (a user's autograd.Function)
         return f"<{where}{value.name} object at {ev.addresses.of(value)}>"
+    if isinstance(value, NamedTuple):
+        parts = ", ".join(f"{f}={show(ev, v)}" for f, v in zip(value.fields, value))
+        return f"{value.name}({parts})"
     if isinstance(value, ReturnTypes):  # torch.return_types.max(values=..., indices=...)
         parts = ",\n".join(f"{f}={show(ev, v)}" for f, v in zip(value.fields, value))
         return f"torch.return_types.{value.name}(\n{parts})"

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..ops import Op
+from .dual import LEVEL, propagate
 from .tensor import Function, Tensor
 
 
@@ -84,6 +85,8 @@ def apply(op: Op, inputs: Sequence[Tensor], kw: dict | None = None, *, grad_fn: 
     if requires:
         out.grad_fn = Function(op, grad_fn or (op.grad_fn_for(kw) if kw else op.grad_fn), inputs,
                                kw, out)
+    if LEVEL.depth:  # (forward AD: the tangent beside the value)
+        propagate(op, out, inputs, args, kw)
     if FP_EVENTS:
         what = ", ".join(sorted(set(FP_EVENTS)))
         FP_EVENTS.clear()

@@ -62,7 +62,7 @@ class Tensor:
 
     __slots__ = ("value", "requires_grad", "grad", "grad_fn", "name", "_label", "span", "src",
                  "retains_grad", "weak", "const", "op", "inputs", "kw", "_acc", "hooks",
-                 "__weakref__")
+                 "tangent", "__weakref__")  # tangent: set only inside forward AD (graph/dual.py)
     hooked = 0  # how many hooks were ever registered: backward looks for leaf hooks if any
 
     def __init__(self, value: np.ndarray, requires_grad: bool = False, *, name: str | None = None,

@@ -59,6 +59,11 @@ class ReturnTypes(tuple):
         return self[self.fields.index(name)]
 
 
+class NamedTuple(ReturnTypes):
+    """A Python namedtuple of PyTorch's (forward_ad's UnpackedDualTensor), shown on one line as
+    Python shows one: ``UnpackedDualTensor(primal=..., tangent=...)``."""
+
+
 class Starred:
     """``*xs`` (``**kw`` when ``double``) in a call's arguments, before it is spread out."""
 

@@ -42,20 +42,20 @@ from .table import OPS, Op, op
 _LINALG = ("torch", "Tensor", "linalg")
 
 op("dot", "DotBackward0", gemm.dot, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
-   jvp=bilinear(np.dot), elementwise=False, call="binary", shown="matmul", symbol="@",
+   jvp=bilinear(gemm.dot), elementwise=False, call="binary", shown="matmul", symbol="@",
    emit={"torch": "torch.dot({0}, {1})", "jax": "jnp.dot({0}, {1})"},
    example=("dot(x, y)", {"x": (3,), "y": (3,)}))
 op("mv", "MvBackward0", gemm.mv, lambda g, o, a, b: np.outer(g, b),
    lambda g, o, a, b: gemm.mv(np.transpose(a), g),
-   jvp=bilinear(np.matmul), elementwise=False, call="binary", shown="matmul", text="{0} @ {1}",
+   jvp=bilinear(gemm.mv), elementwise=False, call="binary", shown="matmul", text="{0} @ {1}",
    prec=2, emit={"torch": "torch.mv({0}, {1})", "jax": "({0} @ {1})"},
    example=("x @ y", {"x": (2, 3), "y": (3,)}))
 op("mm", "MmBackward0", gemm.mm, lambda g, o, a, b: gemm.or_else(gemm.mm_grad_a(g, b, a), g, b.T),
    lambda g, o, a, b: gemm.or_else(gemm.mm_grad_b(g, a, b), a.T, g),
-   jvp=bilinear(np.matmul), elementwise=False, call="binary", shown="matmul", text="{0} @ {1}",
+   jvp=bilinear(gemm.mm), elementwise=False, call="binary", shown="matmul", text="{0} @ {1}",
    prec=2, emit={"torch": "torch.mm({0}, {1})", "jax": "({0} @ {1})"},
    example=("x @ y", {"x": (2, 3), "y": (3, 2)}))
-op("bmm", "BmmBackward0", gemm.bmm, bmm_vjp_a, bmm_vjp_b, jvp=bilinear(np.matmul),
+op("bmm", "BmmBackward0", gemm.bmm, bmm_vjp_a, bmm_vjp_b, jvp=bilinear(gemm.bmm),
    elementwise=False, call="binary", shown="matmul", text="{0} @ {1}", prec=2,
    emit={"torch": "torch.bmm({0}, {1})", "jax": "({0} @ {1})"},
    example=("bmm(x, y)", {"x": (2, 2, 3), "y": (2, 3, 2)}))

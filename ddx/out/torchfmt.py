@@ -153,7 +153,7 @@ def _body(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter,
 
 def tensor_repr(value: np.ndarray, *, requires_grad: bool = False, grad_fn: str | None = None,
                 is_leaf: bool = True, default=DEFAULT_DTYPE,
-                options: PrintOptions = DEFAULT_OPTIONS) -> str:
+                options: PrintOptions = DEFAULT_OPTIONS, tangent: str | None = None) -> str:
     """``tensor(...)`` exactly as PyTorch prints it: the dtype shown when it is not the
     default dtype (``default``), and each suffix on a line of its own where it would pass
     the line width (_add_suffixes in torch/_tensor_str.py)."""
@@ -178,6 +178,8 @@ def tensor_repr(value: np.ndarray, *, requires_grad: bool = False, grad_fn: str 
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad and is_leaf:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # (forward AD's dual tensor: its tangent as f"{tangent}")
+        suffixes.append(f"tangent={tangent}")
     text = prefix + body
     parts = [text]
     last = len(text) - text.rfind("\n") + 1

@@ -1,0 +1,137 @@
+"""Forward-mode AD in the REPL (issue 15): torch.autograd.forward_ad's dual tensors, eager
+through the op table's forward rules (ddx/graph/dual.py), custom Functions' jvp, gradcheck's
+check_forward_ad, and setattr/delattr on modules (the tutorial's way of putting duals in
+one). The scripts in tests/pyscripts/forward_ad/ print what PyTorch prints; the engine's part
+is checked against reverse mode and central differences."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import torch_or_skip
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ddx.engine import reverse
+from ddx.graph import dual, record
+from ddx.graph.tensor import Tensor
+from ddx.ops import OPS
+
+SCRIPTS = sorted((Path(__file__).parent / "pyscripts" / "forward_ad").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_forward_ad_script_prints_as_pytorch(path):
+    torch_or_skip()
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(path)], capture_output=True,
+                          text=True, timeout=120)
+    theirs = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                            timeout=120)
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours.returncode == 0 and "error" not in ours.stderr, ours.stderr
+    assert ours.stdout.splitlines() == theirs.stdout.splitlines()
+
+
+UNARY = ["exp", "sin", "tanh", "sigmoid", "softplus", "atan", "square", "neg", "erf", "silu"]
+BINARY = ["add", "sub", "mul", "div"]
+
+
+def _chain(x: Tensor, y: Tensor, steps: list) -> Tensor:
+    """An expression of x (4,) and y (3, 1), broadcast to (3, 4), reduced by sum at the end."""
+    cur = x
+    for kind, name in steps:
+        if kind == "u":
+            cur = record.apply(OPS[name], [cur])
+        else:
+            other = y if name != "div" else record.apply(OPS["exp"], [y])
+            cur = record.apply(OPS[name], [cur, other])
+    return record.apply(OPS["sum"], [cur])
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.one_of(st.tuples(st.just("u"), st.sampled_from(UNARY)),
+                                st.tuples(st.just("b"), st.sampled_from(BINARY))),
+                      min_size=1, max_size=6),
+       seed=st.integers(0, 2**16))
+def test_dual_tangent_is_the_jacobian_times_the_tangent(steps, seed):
+    """<grad f, t> three ways: the dual's tangent (forward AD), reverse mode's gradient dotted
+    with t, central differences along t; and every tangent is gone after the level."""
+    rng = np.random.default_rng(seed)
+    xv, yv = rng.uniform(-1, 1, 4) * 0.5, rng.uniform(-1, 1, (3, 1)) * 0.5
+    tx, ty = rng.standard_normal(4), rng.standard_normal((3, 1))
+    dual.enter()
+    try:
+        x, y = Tensor(xv, True), Tensor(yv, True)
+        dual.set_tangent(x, Tensor(tx))
+        dual.set_tangent(y, Tensor(ty))
+        out = _chain(x, y, steps)
+        forward = dual.tangent_of(out).value
+    finally:
+        dual.leave()
+    assert dual.tangent_of(out) is None and not hasattr(out, "tangent")
+    got = reverse.vjp(out, np.ones(()))
+    backward = np.sum(got.get(id(x), 0) * tx) + np.sum(got.get(id(y), 0) * ty)
+    np.testing.assert_allclose(forward, backward, rtol=1e-9, atol=1e-12)
+    h = 1e-6
+    up = _chain(Tensor(xv + h * tx), Tensor(yv + h * ty), steps).value
+    down = _chain(Tensor(xv - h * tx), Tensor(yv - h * ty), steps).value
+    np.testing.assert_allclose(forward, (up - down) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+def test_a_float32_tangent_keeps_its_dtype_through_a_linear_op():
+    """PyTorch's formula's dtype: clone of a float64 dual with a float32 tangent keeps float32;
+    sin mixes in the float64 primal (cos x), so float64; the shape follows broadcasting."""
+    dual.enter()
+    try:
+        x = Tensor(np.array([1.0, 2.0]))
+        dual.set_tangent(x, Tensor(np.array([1.0, 0.5], dtype=np.float32)))
+        c = record.apply(OPS["clone"], [x])
+        s = record.apply(OPS["sin"], [x])
+        b = record.apply(OPS["add"], [x, Tensor(np.zeros((3, 1)))])
+        assert dual.tangent_of(c).value.dtype == np.float32
+        assert dual.tangent_of(s).value.dtype == np.float64
+        np.testing.assert_array_equal(dual.tangent_of(s).value,
+                                      np.array([1.0, 0.5], np.float32) * np.cos([1.0, 2.0]))
+        assert dual.tangent_of(b).value.shape == (3, 2)
+        assert dual.tangent_of(b).value.tolist() == [[1.0, 0.5]] * 3
+    finally:
+        dual.leave()
+
+
+def test_nested_levels_are_refused_and_outside_a_level_nothing_is_carried():
+    dual.enter()
+    try:
+        with pytest.raises(Exception, match="Nested forward mode AD is not supported"):
+            dual.enter()
+    finally:
+        dual.leave()
+    x = Tensor(np.array([1.0]))
+    x.tangent = Tensor(np.array([1.0]))  # (a stale slot: outside a level it is not read)
+    assert dual.tangent_of(x) is None
+    assert not hasattr(record.apply(OPS["exp"], [x]), "tangent")
+
+
+def test_the_forward_ad_tutorial_runs_through_a_custom_function(tmp_path):
+    """The tutorial's custom Function (jvp, `del ctx.result`) and gradcheck's forward check:
+    the tangent of exp is exp(x) * t."""
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import torch\nimport torch.autograd.forward_ad as fwAD\n"
+        "class Fn(torch.autograd.Function):\n"
+        "    @staticmethod\n    def forward(ctx, foo):\n        ctx.result = torch.exp(foo)\n"
+        "        return ctx.result\n"
+        "    @staticmethod\n    def jvp(ctx, gI):\n        gO = gI * ctx.result\n"
+        "        del ctx.result\n        return gO\n"
+        "p = torch.tensor([0.0, 1.0], dtype=torch.double)\n"
+        "with fwAD.dual_level():\n"
+        "    out = Fn.apply(fwAD.make_dual(p, torch.tensor([2.0, 3.0], dtype=torch.double)))\n"
+        "    print(fwAD.unpack_dual(out).tangent.tolist())\n"
+        "print(torch.autograd.gradcheck(Fn.apply, (p.requires_grad_(),), check_forward_ad=True,"
+        " check_backward_ad=False))\n")
+    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                         text=True, timeout=60)
+    assert got.stdout.splitlines() == [str([2.0, 3 * float(np.exp(1.0))]), "True"], got.stderr
