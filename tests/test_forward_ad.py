@@ -135,3 +135,24 @@ def test_the_forward_ad_tutorial_runs_through_a_custom_function(tmp_path):
     got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
                          text=True, timeout=60)
     assert got.stdout.splitlines() == [str([2.0, 3 * float(np.exp(1.0))]), "True"], got.stderr
+
+
+def test_threads_run_their_targets_in_start_order(tmp_path):
+    """threading.Thread's start() runs the target to its end at once: the autograd notes'
+    train_fn in three threads gives x.grad = (x + 4) * 0.5 + (x + 3) * 0.5 = 4.5 each time,
+    printed in start order; join before start is Python's error."""
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import torch\nimport threading\norder = []\n"
+        "def train_fn(k):\n    x = torch.ones(2, requires_grad=True)\n"
+        "    ((x + 3) * (x + 4) * 0.5).sum().backward()\n    order.append((k, x.grad.tolist()))\n"
+        "ts = [threading.Thread(target=train_fn, args=(k,)) for k in range(3)]\n"
+        "for t in reversed(ts):\n    t.start()\n"
+        "for t in ts:\n    t.join()\nprint(order)\n"
+        "try:\n    threading.Thread(target=print).join()\n"
+        "except RuntimeError as e:\n    print(e)\n")
+    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                         text=True, timeout=60)
+    assert got.stdout.splitlines() == [
+        "[(2, [4.5, 4.5]), (1, [4.5, 4.5]), (0, [4.5, 4.5])]",
+        "cannot join thread before it is started"], got.stderr

@@ -59,6 +59,7 @@ from . import (
     pystdlib,  # noqa: F401  (registers time, timeit, matplotlib, __name__)
     pystdrandom,  # noqa: F401  (registers random)
     pystorage,  # noqa: F401  (registers storage_offset)
+    pythreading,  # noqa: F401  (registers threading)
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
     tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)

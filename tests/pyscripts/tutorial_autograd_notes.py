@@ -1,12 +1,12 @@
 # The runnable code of PyTorch's "Autograd mechanics" notes (pytorch/pytorch:
 # docs/source/notes/autograd.rst; BSD-3-Clause, Copyright (c) 2016- Facebook, Inc and PyTorch
 # contributors), verbatim in order: "Excluding subgraphs" (a doctest: its `>>> a.requires_grad`
-# echoes are wrapped in print(...)), "Saved tensors", and the body of the multithreading
-# example's train_fn.
+# echoes are wrapped in print(...)), "Saved tensors", and the multithreading example (its
+# threads run one after another in ddx: see the README).
 # Added: torch.manual_seed(0) after the import, so the random numbers are reproducible;
-# a call `train_fn()` in place of the threads that call it.
-# Dropped: the resnet18 fine-tuning cell (torchvision) and the threading driver (module
-# `threading`).
+# `import threading` (the note's snippet uses it without importing it).
+# Dropped: the resnet18 fine-tuning cell (torchvision).
+import threading
 import torch
 torch.manual_seed(0)
 
@@ -38,4 +38,13 @@ def train_fn():
     # potential optimizer update
 
 
-train_fn()
+
+# User write their own threading code to drive the train_fn
+threads = []
+for _ in range(10):
+    p = threading.Thread(target=train_fn, args=())
+    p.start()
+    threads.append(p)
+
+for p in threads:
+    p.join()
