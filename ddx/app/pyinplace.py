@@ -134,7 +134,7 @@ def in_place(name: str):
                                end=node.end)
         if _requires(ev, t, args, kw):
             check_in_place(t)
-            return _rebind(ev, node, t, fn(ev, node, [t, *args], kw))
+            return _rebind(ev, node, t, _cast_to(t, fn(ev, node, [t, *args], kw)))
         fused = None if dual.has_tangents((t, *args)) else _fused_add(name, t, args, kw)
         if fused is not None:
             return write(ev, t, fused)
@@ -150,6 +150,16 @@ def in_place(name: str):
         return write(ev, t, result.value if isinstance(result, Tensor) else result)
 
     return method
+
+
+def _cast_to(t: Tensor, result: Any) -> Any:
+    """A recorded in-place op's result in the tensor's own dtype, as PyTorch writes it (f32
+    x.add_(y) of a float64 y stays float32; the gradient reaching y is cast back by the
+    engine to y's dtype)."""
+    if isinstance(result, Tensor) and result.value.dtype != t.value.dtype and \
+            result.value.dtype.kind == "f" and t.value.dtype.kind == "f":
+        result.value = result.value.astype(t.value.dtype)
+    return result
 
 
 def _fused_add(name: str, t: Tensor, args: list, kw: dict) -> np.ndarray | None:
