@@ -156,3 +156,59 @@ def test_threads_run_their_targets_in_start_order(tmp_path):
     assert got.stdout.splitlines() == [
         "[(2, [4.5, 4.5]), (1, [4.5, 4.5]), (0, [4.5, 4.5])]",
         "cannot join thread before it is started"], got.stderr
+
+
+# rows whose PyTorch op has no forward AD ("Trying to use forward AD with _cdist_forward that
+# does not support it because it has not been implemented yet."): checked against differences
+NO_TORCH_FORWARD_AD = {"cdist"}
+
+
+def _dual_replay(trace, tangents: dict):
+    """The traced computation run again inside a dual level, each leaf given its tangent:
+    the output's tangent by forward AD (record.apply's propagation, row by row)."""
+    new: dict = {}
+    dual.enter()
+    try:
+        for t in record.ancestors(trace.output):
+            if not t.inputs:
+                leaf = Tensor(t.value, weak=t.weak)
+                if t.name in tangents:
+                    dual.set_tangent(leaf, Tensor(tangents[t.name]))
+                new[id(t)] = leaf
+            else:
+                new[id(t)] = record.apply(OPS[t.op], [new[id(s)] for s in t.inputs], t.kw)
+        got = dual.tangent_of(new[id(trace.output)])
+        return None if got is None else got.value
+    finally:
+        dual.leave()
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(OPS) if OPS[n].differentiable])
+def test_every_rows_tangent_is_pytorchs_forward_ad(name):
+    """Each differentiable row's example, its leaves made duals with random tangents: ddx's
+    tangent against torch.autograd.forward_ad's on the emitted torch code (float64)."""
+    torch = torch_or_skip()
+    import torch.autograd.forward_ad as fwAD
+    from test_table import _torch_function, traced
+
+    g, values = traced(name, b"forward-ad")
+    rng = np.random.default_rng(7)
+    tangents = {var: rng.standard_normal(np.shape(values[var])) for var in g.leaves}
+    ours = _dual_replay(g, tangents)
+    assert ours is not None, name
+    f = _torch_function(g, torch)
+    if name in NO_TORCH_FORWARD_AD:  # (then against central differences along the tangent)
+        def at(h):
+            return f(*[torch.tensor(np.asarray(values[v], dtype=np.float64) + h * tangents[v])
+                       for v in g.leaves]).detach().numpy()
+        np.testing.assert_allclose(ours, (at(1e-6) - at(-1e-6)) / 2e-6, rtol=1e-5, atol=1e-7)
+        with pytest.raises(RuntimeError, match="not been implemented"), fwAD.dual_level():
+            f(*[fwAD.make_dual(torch.tensor(np.asarray(values[v], dtype=np.float64)),
+                               torch.tensor(tangents[v])) for v in g.leaves])
+        return
+    with fwAD.dual_level():
+        args = [fwAD.make_dual(torch.tensor(np.asarray(values[var], dtype=np.float64)),
+                               torch.tensor(tangents[var])) for var in g.leaves]
+        theirs = fwAD.unpack_dual(f(*args)).tangent
+    np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-9, atol=1e-12, err_msg=name)
+    assert ours.shape == tuple(theirs.shape) and ours.dtype == np.float64
