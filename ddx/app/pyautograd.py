@@ -229,10 +229,9 @@ def differentiable(out: Tensor, outputs: list, gos: list, inputs: list, x: Tenso
         raise DdxRuntimeError("ddx's create_graph takes one output tensor")
     y = outputs[0]
     order = record.ancestors(y)
-    leaves = _graph_leaves(order)
-    if x.grad_fn is not None:
-        raise DdxRuntimeError("ddx's create_graph differentiates with respect to leaf tensors "
-                              "only")
+    # (a non-leaf x is an input of the gradient's node too: its VJP there goes on through
+    # x's own graph; the other inputs' VJPs count the paths that do not pass through x)
+    leaves = _graph_leaves(order) + ([x] if x.grad_fn is not None else [])
     if _is_linear(order):
         return  # a constant gradient: PyTorch's requires no grad either
     g0 = np.ones_like(y.value) if gos[0] is None else np.asarray(gos[0].value)

@@ -17,6 +17,7 @@ from ..ops.table import Op
 from . import pyhooks
 from .pycustom_jvp import MISSING_BACKWARD, with_tangents
 from .pycustom_multi import apply_many, input_rule
+from .pycustom_twice import Twice
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
@@ -103,14 +104,17 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
 
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = False
-    depth, dual.LEVEL.depth = dual.LEVEL.depth, 0
+    depth = dual.LEVEL.depth
+    if not dual.LEVEL.through:  # (ddx's own second derivative: the tangents go through)
+        dual.LEVEL.depth = 0
     setup = cls.lookup("setup_context")
+
+    def run_forward(call: list):
+        fresh = Ctx(len(call))
+        return fresh, _forward(ev, node, forward, setup, fresh, call, kw)
+
     try:
-        if setup is not None:  # (PyTorch 2's form: forward(*args), then setup_context)
-            out = call_value(ev, node, forward, list(args), kw)
-            call_value(ev, node, setup, [ctx, tuple(args), out], {})
-        else:
-            out = call_value(ev, node, forward, [ctx, *args], kw)
+        out = _forward(ev, node, forward, setup, ctx, args, kw)
     finally:
         record.GRAD_MODE.enabled = before
         dual.LEVEL.depth = depth
@@ -121,10 +125,12 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
     if not (before and any(t.requires_grad for t in inputs)):
         return out
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and not a.weak]
+    twice = Twice(ev, node, run_forward,
+                  lambda c, gs: _run_backward(ev, node, backward, c, gs), args, positions)
     if many:
         return apply_many(ev, node, cls.name, out, inputs, positions,
                           lambda grads: _run_backward(ev, node, backward, ctx, grads),
-                          ctx.non_differentiable)
+                          ctx.non_differentiable, twice)
     memo: dict = {}
 
     def grads(g):
@@ -143,9 +149,11 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
         return memo[key]
 
     row = Op(f"custom_{cls.name}", f"{cls.name}Backward", lambda *xs: out.value,
-             tuple(input_rule(grads, positions, k) for k in range(len(inputs))),
-             elementwise=False)
+             tuple(input_rule(grads, positions, k, twice.vjp) for k in range(len(inputs))),
+             jvp=twice.tangent, elementwise=False)
     result = Tensor(out.value, True)
+    if dual.tangent_of(out) is not None:  # (ddx's own level: forward's tangent is the node's)
+        dual.set_tangent(result, dual.tangent_of(out))
     result.op = row.name
     result.inputs = tuple(inputs)
     result.kw = {}
@@ -153,6 +161,16 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
     result.label = ev.label(node)
     ev.nodes.append(result)
     return result
+
+
+def _forward(ev, node, forward, setup, ctx: Ctx, args: list, kw: dict) -> Any:
+    from .pycalls import call_value
+
+    if setup is not None:  # (PyTorch 2's form: forward(*args), then setup_context)
+        out = call_value(ev, node, forward, list(args), kw)
+        call_value(ev, node, setup, [ctx, tuple(args), out], {})
+        return out
+    return call_value(ev, node, forward, [ctx, *args], kw)
 
 
 def _run_backward(ev, node, backward, ctx: Ctx, grads: list):

@@ -31,7 +31,7 @@ MISSING_BACKWARD = Native("backward", _no_backward)
 def with_tangents(ev, node, cls, ctx, args: list, result: Any) -> Any:
     """``result`` of Cls.apply(*args), its outputs given their tangents where an input has
     one (inside a dual level)."""
-    if not dual.has_tangents(args):
+    if not dual.has_tangents(args) or dual.LEVEL.through:  # (through: forward's own tangents)
         return result
     from .pycalls import call_value
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.hessian import Dual
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
+from .pycustom_twice import has_duals, plain_of
 
 
 def _differentiable(t, non_diff: set) -> bool:
@@ -20,17 +22,54 @@ def _differentiable(t, non_diff: set) -> bool:
 
 def _out_rule(lo: int, hi: int, size: int):
     def vjp(g, o, h, **kw):
-        full = np.zeros(size, dtype=np.asarray(h).dtype)
-        full[lo:hi] = np.asarray(g).reshape(-1)
-        return full
+        full = np.zeros(size, dtype=plain_of(h).dtype)
+        full[lo:hi] = plain_of(g).reshape(-1)
+        if not isinstance(g, Dual):
+            return full
+        tangent = np.zeros(size, dtype=full.dtype)  # (a second derivative: g is dual)
+        tangent[lo:hi] = np.asarray(g.t).reshape(-1)
+        return Dual(full, tangent)
     return vjp
 
 
-def input_rule(grads, positions: list, k: int):
+def _out_tangent(lo: int, hi: int, shape: tuple):
+    return lambda ts, o, h, **kw: None if ts[0] is None else \
+        np.asarray(ts[0])[lo:hi].reshape(shape)
+
+
+def _split(g, outs: tuple, spans: list) -> list:
+    """The packed (dual) gradient of the differentiable outputs, one per output (zeros for
+    the others, as PyTorch materializes them)."""
+    each = []
+    for t, span in zip(outs, spans):
+        if span is None:
+            each.append(np.zeros(np.shape(t.value)) if isinstance(t, Tensor) else None)
+            continue
+        part = g[span[0]:span[1]]
+        each.append(part.reshape(t.value.shape) if isinstance(part, Dual) else
+                    np.asarray(part).reshape(t.value.shape))
+    return each
+
+
+def _packed_tangent(twice, outs: tuple, spans: list):
+    def jvp(ts, o, *xs, **kw):
+        got = twice.tangents(ts, xs)
+        parts = [np.zeros(hi - lo) if got[i] is None else np.asarray(got[i]).reshape(-1)
+                 for i, (lo, hi) in ((i, s) for i, s in enumerate(spans) if s is not None)]
+        return np.concatenate(parts)
+    return jvp
+
+
+def input_rule(grads, positions: list, k: int, twice=None):
     """The VJP a custom Function's node gives input ``k``: its backward's result at that
     input's position (``grads(g)``, the backward called once per upstream gradient), zeros
-    where backward returns None for it."""
+    where backward returns None for it; on dual numbers (a second derivative)
+    ``twice(g, xs)``'s."""
     def vjp(g, o, *xs, **kws):
+        if twice is not None and has_duals(g, xs):
+            got = twice(g, xs)
+            item = got[positions[k]] if positions[k] < len(got) else None
+            return np.zeros(np.shape(plain_of(xs[k]))) if item is None else item
         got = grads(g)
         pos = positions[k]
         item = got[pos] if pos < len(got) else None
@@ -41,7 +80,7 @@ def input_rule(grads, positions: list, k: int):
 
 
 def apply_many(ev, node, name: str, outs: tuple, inputs: list, positions: list, call_backward,
-               non_diff: set) -> tuple:
+               non_diff: set, twice=None) -> tuple:
     """The outputs of ``Cls.apply(...)`` when forward returned the tuple ``outs``;
     ``call_backward(grads)`` runs the user's backward on one gradient per output."""
     parts, spans, at = [], [], 0
@@ -71,9 +110,13 @@ def apply_many(ev, node, name: str, outs: tuple, inputs: list, positions: list, 
             memo[id(g)] = (g, got if isinstance(got, tuple) else (got,))
         return memo[id(g)][1]
 
+    dual_vjp = None if twice is None else \
+        (lambda g, xs: twice.vjp(_split(g, outs, spans), xs))
     hidden_row = Op(f"custom_{name}", f"{name}Backward", lambda *xs: packed,
-                    tuple(input_rule(lambda g: grads(np.asarray(g)), positions, k)
-                          for k in range(len(inputs))), elementwise=False)
+                    tuple(input_rule(lambda g: grads(np.asarray(g)), positions, k, dual_vjp)
+                          for k in range(len(inputs))),
+                    jvp=None if twice is None else _packed_tangent(twice, outs, spans),
+                    elementwise=False)
     hidden = _node(hidden_row, packed, tuple(inputs))
     result = []
     for t, span in zip(outs, spans):
@@ -82,7 +125,8 @@ def apply_many(ev, node, name: str, outs: tuple, inputs: list, positions: list, 
             continue
         row = Op(f"custom_{name}_output", f"{name}Backward",
                  lambda h, lo=span[0], hi=span[1], shape=t.value.shape: h[lo:hi].reshape(shape),
-                 (_out_rule(span[0], span[1], packed.size),), elementwise=False)
+                 (_out_rule(span[0], span[1], packed.size),),
+                 jvp=_out_tangent(span[0], span[1], t.value.shape), elementwise=False)
         out = _node(row, np.asarray(t.value), (hidden,))
         out.label = ev.label(node)
         ev.nodes.append(out)

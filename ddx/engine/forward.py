@@ -30,8 +30,8 @@ def jvp_pass(order: list[Tensor], seeds: dict[int, np.ndarray]) -> tuple[dict, i
             continue
         if not t.requires_grad:
             continue
-        r = OPS[t.op].tangent([tangents.get(id(s)) for s in t.inputs], t.value, *_args(t),
-                              **t.kw)
+        row = OPS.get(t.op) or t.grad_fn.op  # (a custom Function's node: its own row)
+        r = row.tangent([tangents.get(id(s)) for s in t.inputs], t.value, *_args(t), **t.kw)
         if r is None:
             continue
         tangents[id(t)] = np.broadcast_to(np.asarray(r, dtype=t.value.dtype), t.value.shape)

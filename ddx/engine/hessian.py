@@ -201,6 +201,13 @@ _FUNCS = {
 }
 
 
+def row_of(t: Tensor):
+    """The row a node was made by: the table's, or the node's own (a custom Function's, whose
+    rules for dual numbers pycustom_twice.py gives)."""
+    row = OPS.get(t.op)
+    return row if row is not None else t.grad_fn.op
+
+
 def _value(t: Tensor, values: dict):
     v = values[id(t)]
     return _p(v).item() if t.weak else v
@@ -208,13 +215,15 @@ def _value(t: Tensor, values: dict):
 
 def gradient_at(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor],
                 overrides: dict[int, object], g0) -> dict[int, object]:
-    """Forward replay, then the backward pass, on plain arrays or on Duals alike."""
+    """Forward replay, then the backward pass, on plain arrays or on Duals alike. An override
+    of a node that is no leaf (a gradient with respect to a non-leaf: x = w.clone()) makes it
+    an independent variable: its value is the override, and the backward stops there."""
     values: dict[int, object] = {}
     for t in order:
-        if not t.inputs:
+        if not t.inputs or id(t) in overrides:
             values[id(t)] = overrides.get(id(t), t.value)
             continue
-        row = OPS[t.op]
+        row = row_of(t)
         args = [_value(s, values) for s in t.inputs]
         ps = [_p(a) for a in args]
         with np.errstate(all="ignore"):  # forward mode: the row's kernel on the primal values,
@@ -224,7 +233,7 @@ def gradient_at(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor],
     adjoint: dict[int, object] = {id(output): g0}
     for t in reversed(order):
         g = adjoint.pop(id(t), None)
-        if g is None or not t.inputs or t.grad_fn is None:
+        if g is None or not t.inputs or t.grad_fn is None or id(t) in overrides:
             if g is not None:
                 adjoint[id(t)] = g
             continue
@@ -234,7 +243,7 @@ def gradient_at(output: Tensor, order: list[Tensor], leaves: dict[str, Tensor],
                 continue
             try:
                 with np.errstate(all="ignore"):
-                    gi = OPS[t.op].vjp[i](g, values[id(t)], *args, **t.kw)
+                    gi = row_of(t).vjp[i](g, values[id(t)], *args, **t.kw)
             except NoDerivative as exc:
                 raise DdxRuntimeError(
                     f"--hessian: the derivative rule of {t.op} calls {exc}, which no row of the "

@@ -20,9 +20,12 @@ from .tensor import Tensor
 
 
 class _Level:
-    """The dual level: 0 outside one, 1 inside (PyTorch has no nested levels)."""
+    """The dual level: 0 outside one, 1 inside (PyTorch has no nested levels). ``through``:
+    ddx's own use (a second derivative through a custom Function, forward over reverse): a
+    custom Function's tangents then come from its forward's ops, jvp or not."""
 
     depth = 0
+    through = False
 
 
 LEVEL = _Level()
@@ -54,6 +57,20 @@ def leave() -> None:
             del t.tangent
     _CARRIERS.clear()
     LEVEL.depth = 0
+
+
+def push() -> tuple:
+    """A level of ddx's own, inside the user's if there is one (whose tangents are kept
+    aside and come back at pop)."""
+    saved = (LEVEL.depth, LEVEL.through, list(_CARRIERS))
+    _CARRIERS.clear()
+    LEVEL.depth, LEVEL.through = 1, True
+    return saved
+
+
+def pop(saved: tuple) -> None:
+    leave()
+    LEVEL.depth, LEVEL.through, _CARRIERS[:] = saved[0], saved[1], saved[2]
 
 
 def has_tangents(tensors) -> bool:
@@ -91,5 +108,5 @@ def propagate(op, out: Tensor, inputs, args: list, kw: dict) -> None:
     set_tangent(out, Tensor(r))
 
 
-__all__ = ["LEVEL", "enter", "has_tangents", "leave", "propagate", "refuse", "set_tangent",
-           "tangent_of"]
+__all__ = ["LEVEL", "enter", "has_tangents", "leave", "pop", "propagate", "push", "refuse",
+           "set_tangent", "tangent_of"]
