@@ -52,6 +52,8 @@ def test_scripts_print_what_python_and_pytorch_print(script):
     ("setattr(print, '__call__', 1)", "error: '__call__' is not available in ddx (no dunder "
                                       "attributes)"),
     ("delattr(torch, 'tensor')", "error: ddx cannot delete attribute 'tensor' of a module"),
+    ("class C:\n    pass\nc = C()\ndel c.__dict__",
+     "error: '__dict__' is not available in ddx (no dunder attributes)"),
     ("import threading\nthreading._start_new_thread",
      "error: module 'threading' has no attribute '_start_new_thread'"),
     ("globals()", "error: unknown function 'globals'"),

@@ -51,6 +51,7 @@ def set_module_attr(m: Builtin, name: str, value: Any) -> None:
 def del_attr(ev, node, obj: Any, name: str) -> None:
     """``del obj.name``: the user's object's attribute, a module's parameter, buffer or
     submodule, a custom Function ctx's attribute."""
+    _name(node, name, "del")
     if isinstance(obj, Instance):
         if name not in obj.attrs:
             raise PyException.error("AttributeError", f"'{obj.cls.name}' object has no "
