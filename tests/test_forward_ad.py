@@ -115,12 +115,18 @@ def test_nested_levels_are_refused_and_outside_a_level_nothing_is_carried():
     assert not hasattr(record.apply(OPS["exp"], [x]), "tangent")
 
 
+def _ddx_run(tmp_path, text: str):
+    script = tmp_path / "s.py"
+    script.write_text(text)
+    return subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=60)
+
+
 def test_the_forward_ad_tutorial_runs_through_a_custom_function(tmp_path):
     """The tutorial's custom Function (jvp, `del ctx.result`) and gradcheck's forward check:
     the tangent of exp is exp(x) * t."""
-    script = tmp_path / "s.py"
-    script.write_text(
-        "import torch\nimport torch.autograd.forward_ad as fwAD\n"
+    got = _ddx_run(
+        tmp_path, "import torch\nimport torch.autograd.forward_ad as fwAD\n"
         "class Fn(torch.autograd.Function):\n"
         "    @staticmethod\n    def forward(ctx, foo):\n        ctx.result = torch.exp(foo)\n"
         "        return ctx.result\n"
@@ -132,8 +138,6 @@ def test_the_forward_ad_tutorial_runs_through_a_custom_function(tmp_path):
         "    print(fwAD.unpack_dual(out).tangent.tolist())\n"
         "print(torch.autograd.gradcheck(Fn.apply, (p.requires_grad_(),), check_forward_ad=True,"
         " check_backward_ad=False))\n")
-    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                         text=True, timeout=60)
     assert got.stdout.splitlines() == [str([2.0, 3 * float(np.exp(1.0))]), "True"], got.stderr
 
 
@@ -141,9 +145,8 @@ def test_threads_run_their_targets_in_start_order(tmp_path):
     """threading.Thread's start() runs the target to its end at once: the autograd notes'
     train_fn in three threads gives x.grad = (x + 4) * 0.5 + (x + 3) * 0.5 = 4.5 each time,
     printed in start order; join before start is Python's error."""
-    script = tmp_path / "s.py"
-    script.write_text(
-        "import torch\nimport threading\norder = []\n"
+    got = _ddx_run(
+        tmp_path, "import torch\nimport threading\norder = []\n"
         "def train_fn(k):\n    x = torch.ones(2, requires_grad=True)\n"
         "    ((x + 3) * (x + 4) * 0.5).sum().backward()\n    order.append((k, x.grad.tolist()))\n"
         "ts = [threading.Thread(target=train_fn, args=(k,)) for k in range(3)]\n"
@@ -151,8 +154,6 @@ def test_threads_run_their_targets_in_start_order(tmp_path):
         "for t in ts:\n    t.join()\nprint(order)\n"
         "try:\n    threading.Thread(target=print).join()\n"
         "except RuntimeError as e:\n    print(e)\n")
-    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                         text=True, timeout=60)
     assert got.stdout.splitlines() == [
         "[(2, [4.5, 4.5]), (1, [4.5, 4.5]), (0, [4.5, 4.5])]",
         "cannot join thread before it is started"], got.stderr
