@@ -86,7 +86,6 @@ FUNCTION = FunctionBase()
 
 
 def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
-
     forward, backward = cls.lookup("forward"), cls.lookup("backward")
     if forward is None:
         raise DdxRuntimeError(f"{cls.name} must define forward as a static method")
