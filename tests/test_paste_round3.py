@@ -193,20 +193,18 @@ def test_error_is_on_its_own_line(script, line, tmp_path):
     assert shown[-1] == line, got.stderr
 
 
-def test_forward_ad_and_vmap_are_one_clear_line(tmp_path):
-    """torch.autograd.forward_ad and torch.func.vmap import, and using them is one line of
-    ddx's error naming what to use instead (no traceback)."""
+def test_forward_ad_is_one_clear_line_and_vmap_runs(tmp_path):
+    """torch.autograd.forward_ad imports, and using it is one line of ddx's error naming what
+    to use instead (no traceback); torch.func.vmap (pyvmap.py) maps torch.dot over rows."""
     got = _ddx_run(tmp_path / "s.py", "import torch\nimport torch.autograd.forward_ad as fwAD\n"
                    "from torch.func import vmap\nwith fwAD.dual_level():\n    pass\n"
-                   "vmap(torch.dot)\nprint('end')\n")
+                   "print(vmap(torch.dot)(torch.ones(2, 3), torch.ones(2, 3)))\nprint('end')\n")
     errors = [s for s in got.stderr.splitlines() if s.startswith("error:")]
     assert errors == [
         "error: ddx does not provide torch.autograd.forward_ad.dual_level: use "
         "torch.autograd.functional.jvp(f, inputs, v) for a Jacobian-vector product "
-        "(ddx's forward mode)",
-        "error: ddx does not provide torch.func.vmap: call the function in a loop, or write it "
-        "for the whole batch"]
-    assert got.stdout == "end\n" and "Traceback" not in got.stderr
+        "(ddx's forward mode)"]
+    assert got.stdout == "tensor([3., 3.])\nend\n" and "Traceback" not in got.stderr
 
 
 def test_transposed_times_matrix_is_torch_mm_bit_for_bit():

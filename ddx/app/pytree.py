@@ -1,0 +1,108 @@
+"""torch.func's pytrees: the tuples, lists and dicts of tensors a transform's arguments and
+results may be (``grad(loss)(params)`` of a dict of parameters, ``vmap`` of a tuple), flattened
+into their leaves in PyTorch's order (a dict's in insertion order) and built back the same
+shape. Both walks keep an explicit stack: nothing recurses over the user's structure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..graph.tensor import Tensor
+
+CONTAINERS = (tuple, list, dict)
+
+
+class Spec:
+    """The shape of a pytree: its nodes in pre-order, each ('leaf',), ('tuple', n, type),
+    ('list', n) or ('dict', keys, type)."""
+
+    def __init__(self, nodes: list) -> None:
+        self.nodes = nodes
+
+    @property
+    def leaves(self) -> int:
+        return sum(1 for n in self.nodes if n[0] == "leaf")
+
+    def text(self) -> str:
+        """PyTorch's TreeSpec text of the top level (its messages show it):
+        ``TreeSpec(tuple, None, [*,\n  *])``; a leaf is ``*``."""
+        top = self.nodes[0]
+        if top[0] == "leaf":
+            return "*"
+        n = top[1] if top[0] != "dict" else len(top[1])
+        meta = "None" if top[0] != "dict" else repr([str(k) for k in top[1]])
+        return f"TreeSpec({top[0]}, {meta}, [" + ",\n  ".join(["*"] * n) + "])"
+
+
+def is_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor) and not value.weak
+
+
+def flatten(value: Any) -> tuple[list, Spec]:
+    leaves: list = []
+    nodes: list = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, tuple):
+            nodes.append(("tuple", len(v), type(v)))
+            stack.extend(reversed(v))
+        elif isinstance(v, list):
+            nodes.append(("list", len(v), type(v)))
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            nodes.append(("dict", list(v.keys()), type(v)))
+            stack.extend(reversed(list(v.values())))
+        else:
+            nodes.append(("leaf",))
+            leaves.append(v)
+    return leaves, Spec(nodes)
+
+
+def unflatten(leaves: list, spec: Spec) -> Any:
+    """The structure ``spec`` with ``leaves`` in place of its leaves (in order)."""
+    it = iter(leaves)
+    # each open container: [node, items gathered]; a finished value goes to its parent
+    open_: list = []
+    result: list = []
+    for node in spec.nodes:
+        if node[0] == "leaf":
+            value = next(it)
+        else:
+            n = node[1] if node[0] != "dict" else len(node[1])
+            if n:
+                open_.append([node, []])
+                continue
+            value = _build(node, [])
+        while True:
+            if not open_:
+                result.append(value)
+                break
+            top = open_[-1]
+            top[1].append(value)
+            n = top[0][1] if top[0][0] != "dict" else len(top[0][1])
+            if len(top[1]) < n:
+                break
+            open_.pop()
+            value = _build(top[0], top[1])
+    return result[0]
+
+
+def _build(node: tuple, items: list) -> Any:
+    kind = node[0]
+    if kind == "dict":
+        out = node[2]() if node[2] is not dict else {}
+        for k, v in zip(node[1], items):
+            out[k] = v
+        return out
+    if kind == "list":
+        return list(items)
+    return tuple(items)
+
+
+def map_leaves(fn, value: Any) -> Any:
+    leaves, spec = flatten(value)
+    return unflatten([fn(v) for v in leaves], spec)
+
+
+__all__ = ["CONTAINERS", "Spec", "flatten", "is_tensor", "map_leaves", "unflatten"]
