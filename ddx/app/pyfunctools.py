@@ -97,8 +97,10 @@ def _module_copy(m: Any, memo: dict) -> Any:
         if isinstance(mod, Instance):
             clone = Instance(mod.cls)
             for k, v in vars(mod).items():
-                if k not in ("cls", "attrs"):
+                if k not in ("cls", "attrs", "py_call"):
                     setattr(clone, k, pycopy.copy(v))
+            if "py_call" in vars(mod):  # (nn.Module's call, of the clone: pynn.init_instance)
+                clone.py_call = _caller(clone)
         else:
             clone = pycopy.copy(mod)
             clone.state = {}
@@ -111,6 +113,10 @@ def _module_copy(m: Any, memo: dict) -> Any:
         for k, v in src.items():
             dst[k] = _leafwise(v, memo)
     return memo[id(m)]
+
+
+def _caller(m: Instance):
+    return lambda ev, node, args, kw: pynn.call_module(ev, node, m, args, kw)
 
 
 def _leafwise(value: Any, memo: dict) -> Any:
