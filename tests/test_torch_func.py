@@ -3,9 +3,11 @@ through ddx and through Python with PyTorch, and prints the same lines, PyTorch'
 messages included (caught and printed by the script itself).
 
 - vmap: in_dims as int/None/tuple/nested pytree, out_dims, nested vmap, torch.vmap, a vmap
-  inside a backward, randomness; PyTorch's ValueErrors for mapped sizes that differ, in_dims
-  of another structure, an in_dim out of range, a number mapped, nothing mapped, a number
-  returned, no inputs, and the RuntimeErrors for a random draw in 'error' mode;
+  inside a backward, randomness ('same': each index draws the first's numbers); PyTorch's
+  ValueErrors for mapped sizes that differ, in_dims of another structure, an in_dim out of
+  range, a number mapped, nothing mapped, a number returned, no inputs, and the
+  RuntimeErrors for a random draw in 'error' mode (the generator untouched, as PyTorch
+  refuses before drawing) and an unknown randomness;
 - grad/jacrev/jacfwd with argnums tuples, pytree (dict) arguments and results, has_aux,
   hessian of a vector function, jacfwd(jacrev(f)), jacrev(jacrev(f)), jacfwd(grad(f)),
   vmap(grad(f)) (per-sample gradients);
@@ -69,6 +71,8 @@ try:
 except RuntimeError as e:
     print("RuntimeError:", e)
 print(vmap(lambda a: torch.rand(2) * 0 + a, randomness='different')(torch.ones(3, 2)))
+print(vmap(lambda a: torch.rand(2) + a, randomness='same')(torch.zeros(3, 2)))
+print(torch.rand(3))
 """,
     "transforms": """
 import torch

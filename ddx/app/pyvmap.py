@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import DdxRuntimeError
 from ..graph.tensor import Tensor
+from ..ops.rng import GENERATOR
 from . import pycalls, pytree
 from .pyerrors import PyException
 from .pymodules import EXTRA, MODULES, Native
@@ -154,6 +157,15 @@ def _stack(ev, node, items: list, d: Any, name: str) -> Any:
     return ev.functions["stack"](ev, node, [list(items), d % nd], {})
 
 
+def _generator_state() -> Any:
+    state = GENERATOR.state
+    return None if state is None else (state[0], np.array(state[1]), *state[2:])
+
+
+def _set_generator_state(state: Any) -> None:
+    GENERATOR.state = None if state is None else (state[0], np.array(state[1]), *state[2:])
+
+
 class Vmapped:
     """What vmap(func, ...) gives: a function of the same arguments, mapped."""
 
@@ -178,15 +190,24 @@ class Vmapped:
         flat, spec = pytree.flatten(tuple(args))
         size = _check_leaves(flat, dims, head)
         results = []
+        start = after = None
+        before = _generator_state() if self.randomness == "error" else None
         for i in range(size):
             given = [leaf if d is None else _slice(ev, node, leaf, d, i)
                      for leaf, d in zip(flat, dims)]
+            if self.randomness == "same":  # (every index draws the first index's numbers)
+                if i == 0:
+                    start = _generator_state()
+                else:
+                    after = after or _generator_state()
+                    _set_generator_state(start)
             drew = getattr(ev, "drew_random", False)
             ev.drew_random = False
             try:
                 out = pycalls.call_value(ev, node, self.func, list(pytree.unflatten(given, spec)),
                                          dict(kw))
                 if ev.drew_random and self.randomness == "error":
+                    _set_generator_state(before)  # (PyTorch refuses before it draws)
                     raise DdxRuntimeError(
                         "vmap: called random operation while in randomness error mode. Please "
                         "either use the 'same' or 'different' randomness flags on vmap or "
@@ -194,6 +215,8 @@ class Vmapped:
             finally:
                 ev.drew_random = drew or ev.drew_random
             results.append(out)
+        if after is not None:
+            _set_generator_state(after)
         return self._stacked(ev, node, results)
 
     def _stacked(self, ev, node, results: list) -> Any:
