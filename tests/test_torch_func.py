@@ -10,6 +10,7 @@ messages included (caught and printed by the script itself).
   refuses before drawing) and an unknown randomness;
 - grad/jacrev/jacfwd with argnums tuples, pytree (dict) arguments and results, has_aux,
   hessian of a vector function, jacfwd(jacrev(f)), jacrev(jacrev(f)), jacfwd(grad(f)),
+  grad(grad(f)) of a number,
   vmap(grad(f)) (per-sample gradients);
 - jvp, vjp (vjp_fn called again, and under vmap), linearize, jvp/vjp of grad (Hessian-vector
   products), functools.partial/reduce, and jvp's/vjp_fn's errors;
@@ -97,7 +98,10 @@ print(grad_and_value(loss)(params, x))
 print(jacrev(lambda t: {'s': t.sin(), 'c': (t.cos(), t * 2)})(x)['c'][1])
 g, aux = grad(lambda t: ((t ** 2).sum(), t.mean()), has_aux=True)(x)
 print(g, aux)
-for call in (lambda: grad(lambda t: t * 2)(x), lambda: grad(lambda t: t.sum())(2.0)):
+h = lambda t: t.sin() * t ** 2
+print(grad(grad(h))(torch.tensor(0.7)), grad(jacrev(h))(torch.tensor(0.7)))
+for call in (lambda: grad(lambda t: t * 2)(x), lambda: grad(lambda t: t.sum())(2.0),
+             lambda: grad(grad(lambda t: (t ** 3).sum()))(x)):
     try:
         call()
     except (RuntimeError, ValueError) as e:

@@ -7,7 +7,8 @@ element (jacrev, grad), or forward mode, one pass per input element (jacfwd,
 engine/forward.py).
 
 Second order: ``hessian(f)``, which is ``jacfwd(jacrev(f))``, and that composition written out,
-or ``jacrev(jacrev(f))``, ``jacfwd(jacfwd(f))``, ``jacfwd(grad(f))`` (the same argnums), give
+or ``jacrev(jacrev(f))``, ``jacfwd(jacfwd(f))``, ``jacfwd(grad(f))``, ``grad(grad(f))`` of a
+number (the same argnums), give
 d²f_i/dx_j dx_k by forward over reverse (dual numbers through the backward pass,
 engine/hessian.py), one pass per output and input element. Other nestings of transforms are
 one line of ddx's error (vmap of any transform, and jvp/vjp of grad, are pyvmap.py's and
@@ -213,14 +214,15 @@ class Transform:
         inner = self.func
         f = inner
         if self.kind != "hessian":
-            if not (isinstance(inner, Transform) and inner.kind in ("jacrev", "jacfwd", "grad")
-                    and not isinstance(inner.func, Transform) and self.kind in ("jacrev",
-                                                                                "jacfwd")
+            first = ("jacrev", "jacfwd", "grad")
+            if not (isinstance(inner, Transform) and inner.kind in first and self.kind in first
+                    and not isinstance(inner.func, Transform)
                     and inner.nums == self.nums and not inner.has_aux and not self.has_aux):
                 what = f"{self.kind}({getattr(inner, 'kind', 'f')}(...))"
                 raise DdxRuntimeError(
                     f"ddx does not compose {what}: it nests torch.func transforms as hessian, "
-                    "jacfwd/jacrev of jacrev/jacfwd/grad of a plain function (same argnums), "
+                    "jacfwd/jacrev/grad of jacrev/jacfwd/grad of a plain function (same "
+                    "argnums), "
                     "jvp/vjp of grad, and vmap of any")
             f = inner.func
         elif isinstance(inner, Transform):
@@ -239,6 +241,8 @@ class Transform:
                                   "that returns one Tensor")
         if getattr(inner, "kind", None) == "grad" and out.value.ndim != 0:
             raise DdxRuntimeError(SCALAR.format(dims=out.value.ndim))
+        if self.kind == "grad" and x.value.ndim != 0:  # (grad of grad(f), shaped as x)
+            raise DdxRuntimeError(SCALAR.format(dims=x.value.ndim))
         got = Tensor(hessian_array(out, x))
         return (got, aux) if self.has_aux else got
 
