@@ -133,6 +133,7 @@ print(hfn(t))
 print(functools.reduce(lambda a, b: a * b, [1, 2, 3, 4]), functools.reduce(lambda a, b: a + b, [x, t], 10))
 p = partial(f, W)
 print(p.args[0].shape, p.func is f)
+print(grad(lambda a: grad(lambda c: (c ** 2).sum())(torch.ones(2)).sum() * a.sum())(x))
 for call in (lambda: jvp(lambda a: a * 2, (torch.ones(2),), (torch.ones(3),)),
              lambda: jvp(lambda a: a * 2, torch.ones(2), (torch.ones(2),)),
              lambda: jvp(lambda a: a * 2, (torch.ones(2),), (torch.ones(2), torch.ones(2))),
@@ -219,3 +220,25 @@ def test_jacobians_tutorial_prints_as_pytorch_and_fails_one_assert():
     errors = [s for s in ours.stderr.splitlines() if s.startswith("error")]
     assert len(errors) == 1, ours.stderr
     assert "assert torch.allclose(batch_jacobian0, batch_jacobian1)" in ours.stderr
+
+
+def test_a_transform_of_an_outer_transforms_tensor_is_one_clear_error(tmp_path):
+    """ddx's transforms differentiate their own graph: a transform inside another's function,
+    of a tensor that depends on the outer one's inputs (passed, as partial(grad(f), x) under
+    jvp, or captured), would leave the outer one a derivative of zero. It is refused in one
+    line; a constant inner transform, and vmap of grad, are fine."""
+    script = tmp_path / "nested.py"
+    script.write_text(
+        "import torch\nfrom functools import partial\nfrom torch.func import grad, jvp\n"
+        "x = torch.ones(3)\n"
+        "print(jvp(partial(grad(lambda a, b: (a * b).sin().sum()), x), (x,), (x,)))\n"
+        "print(grad(lambda a: grad(lambda c: (c * a).sum())(x).sum())(x))\n"
+        "print(grad(lambda a: grad(lambda c: (c ** 2).sum())(x).sum() * a.sum())(x))\n")
+    got = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)],
+                         capture_output=True, text=True, timeout=120)
+    errors = [s for s in got.stderr.splitlines() if s.startswith("error:")]
+    assert errors == ["error: ddx does not compose torch.func transforms this way: a transform "
+                      "inside another's function, of a tensor that depends on the outer one's "
+                      "inputs (ddx nests them as hessian, jacfwd/jacrev/grad of "
+                      "jacrev/jacfwd/grad, jvp/vjp of grad, and vmap of any)"] * 2
+    assert got.stdout == "tensor([6., 6., 6.])\n"

@@ -33,6 +33,10 @@ from .pyvalues import number_of
 
 KINDS = ("grad", "grad_and_value", "jacrev", "jacfwd", "hessian")
 OPTIONS = ("argnums", "has_aux", "chunk_size", "randomness", "_preallocate_and_copy")
+NESTED = ("ddx does not compose torch.func transforms this way: a transform inside another's "
+          "function, of a tensor that depends on the outer one's inputs (ddx nests them as "
+          "hessian, jacfwd/jacrev/grad of jacrev/jacfwd/grad, jvp/vjp of grad, and vmap of any)")
+DEPTH = [0]  # transforms' functions running now (call_on)
 SCALAR = ("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
           "with {dims} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
 
@@ -62,13 +66,28 @@ def detached(value: Any) -> Any:
         lambda v: Tensor(np.array(v.value)) if pytree.is_tensor(v) else v, value)
 
 
-def call_on(ev, node, func, args: list, kw: dict) -> Any:
+def call_on(ev, node, func, args: list, kw: dict, own: list) -> Any:
+    """func on a transform's fresh leaves ``own``, with grad enabled (also under no_grad, as
+    torch.func's transforms). Inside another transform's function, a result that depends on
+    a tensor requiring grad other than ``own`` (the outer transform's inputs, passed or
+    captured) is refused: ddx's transforms differentiate their own graph, so the outer one
+    would see no dependence and give zeros."""
     before = record.GRAD_MODE.enabled
     record.GRAD_MODE.enabled = True
+    DEPTH[0] += 1
     try:
-        return pycalls.call_value(ev, node, func, args, kw)
+        out = pycalls.call_value(ev, node, func, args, kw)
     finally:
+        DEPTH[0] -= 1
         record.GRAD_MODE.enabled = before
+    if DEPTH[0]:
+        mine = {id(t) for t in own}
+        for o in pytree.flatten(out)[0]:
+            if pytree.is_tensor(o) and o.requires_grad and any(
+                    not t.inputs and t.requires_grad and id(t) not in mine
+                    for t in record.ancestors(o)):
+                raise DdxRuntimeError(NESTED)
+    return out
 
 
 def split_aux(out: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
@@ -177,8 +196,9 @@ class Transform:
             leaves = [fresh(v) for v in leaves]
             flats.append((leaves, spec))
             full[n] = pytree.unflatten(leaves, spec)
-        out, aux = split_aux(call_on(ev, node, inner, full, dict(kw)), self.has_aux, self.kind)
         every = [t for leaves, _ in flats for t in leaves]
+        out, aux = split_aux(call_on(ev, node, inner, full, dict(kw), every), self.has_aux,
+                             self.kind)
         with record.fp_guard():
             if self.kind in ("grad", "grad_and_value"):
                 if not pytree.is_tensor(out) or out.value.ndim != 0:
@@ -235,7 +255,8 @@ class Transform:
         (n,) = self.positions(full)
         x = fresh(full[n])
         full[n] = x
-        out, aux = split_aux(call_on(ev, node, f, full, dict(kw)), self.has_aux, self.kind)
+        out, aux = split_aux(call_on(ev, node, f, full, dict(kw), [x]), self.has_aux,
+                             self.kind)
         if not pytree.is_tensor(out):
             raise DdxRuntimeError(f"{self.kind}(f)(*args): ddx's Hessians take a function "
                                   "that returns one Tensor")

@@ -62,7 +62,7 @@ def _grad_run(ev, node, g: Transform, primals: list, kw: dict) -> tuple:
     (n,) = g.positions(full)
     x = fresh(full[n])
     full[n] = x
-    out = call_on(ev, node, g.func, full, dict(kw))
+    out = call_on(ev, node, g.func, full, dict(kw), [x])
     if not pytree.is_tensor(out) or out.value.ndim != 0:
         raise DdxRuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
                               "Tensor")
@@ -106,8 +106,8 @@ def fn_jvp(ev, node, args: list, kw: dict) -> tuple:
             hv = second_order(out, x, np.ones((), dtype=out.value.dtype), tangent)
         return grad, Tensor(hv)
     leaves = [fresh(v) for v in p_leaves]
-    out, aux = split_aux(call_on(ev, node, func, list(pytree.unflatten(leaves, p_spec)), {}),
-                         has_aux, "jvp")
+    given = list(pytree.unflatten(leaves, p_spec))
+    out, aux = split_aux(call_on(ev, node, func, given, {}, leaves), has_aux, "jvp")
     outs, o_spec = pytree.flatten(out)
     seeds = {id(x): np.asarray(t.value, dtype=x.value.dtype) for x, t in zip(leaves, t_leaves)}
     result = []
@@ -175,8 +175,8 @@ def fn_vjp(ev, node, args: list, kw: dict) -> tuple:
                            hvp=(out, x))
     p_leaves, p_spec = pytree.flatten(primals)
     leaves = [fresh(v) for v in p_leaves]
-    out, aux = split_aux(call_on(ev, node, func, list(pytree.unflatten(leaves, p_spec)), {}),
-                         has_aux, "vjp")
+    given = list(pytree.unflatten(leaves, p_spec))
+    out, aux = split_aux(call_on(ev, node, func, given, {}, leaves), has_aux, "vjp")
     outs, o_spec = pytree.flatten(out)
     fn = VjpFn(outs, o_spec, leaves, p_spec)
     return (detached(out), fn, aux) if has_aux else (detached(out), fn)
@@ -218,7 +218,8 @@ def fn_linearize(ev, node, args: list, kw: dict) -> tuple:
         raise DdxTypeError("linearize() missing 1 required positional argument: 'func'")
     p_leaves, p_spec = pytree.flatten(tuple(args[1:]))
     leaves = [fresh(v) for v in p_leaves]
-    out = call_on(ev, node, args[0], list(pytree.unflatten(leaves, p_spec)), {})
+    out = call_on(ev, node, args[0], list(pytree.unflatten(leaves, p_spec)), {},
+                  leaves)
     outs, o_spec = pytree.flatten(out)
     return detached(out), JvpFn(outs, o_spec, leaves)
 
