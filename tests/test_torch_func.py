@@ -58,7 +58,9 @@ for call in (lambda: vmap(f)(torch.ones(3), torch.ones(4)),
              lambda: vmap(f)(torch.ones(3), 2.0),
              lambda: vmap(lambda a: 3)(torch.ones(3)),
              lambda: vmap(f)(),
-             lambda: vmap(f)(torch.tensor(1.), torch.ones(3))):
+             lambda: vmap(f)(torch.tensor(1.), torch.ones(3)),
+             lambda: vmap(f, in_dims=[0, None])(torch.ones(3), torch.ones(3)),
+             lambda: vmap(f, in_dims=0.5)(torch.ones(3), torch.ones(3))):
     try:
         call()
     except ValueError as e:
@@ -132,7 +134,7 @@ _, hfn = vjp(grad(s), x)
 print(hfn(t))
 print(functools.reduce(lambda a, b: a * b, [1, 2, 3, 4]), functools.reduce(lambda a, b: a + b, [x, t], 10))
 p = partial(f, W)
-print(p.args[0].shape, p.func is f)
+print(p.args[0].shape, p.func is f, type(p).__name__, type(vmap(f)).__name__)
 print(grad(lambda a: grad(lambda c: (c ** 2).sum())(torch.ones(2)).sum() * a.sum())(x))
 for call in (lambda: jvp(lambda a: a * 2, (torch.ones(2),), (torch.ones(3),)),
              lambda: jvp(lambda a: a * 2, torch.ones(2), (torch.ones(2),)),

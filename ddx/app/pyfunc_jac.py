@@ -167,6 +167,8 @@ def hessian_array(out: Tensor, x: Tensor) -> np.ndarray:
 class Transform:
     """What grad(f), jacrev(f), ... give: a function of f's arguments."""
 
+    py_type_name = "function"
+
     def __init__(self, kind: str, func: Any, argnums: Any, has_aux: bool) -> None:
         self.kind, self.func, self.has_aux = kind, func, has_aux
         self.argnums = argnums

@@ -125,6 +125,8 @@ def fn_jvp(ev, node, args: list, kw: dict) -> tuple:
 class VjpFn:
     """The vjp_fn that vjp gives: cotangents in, one gradient per primal out (a tuple)."""
 
+    py_type_name = "function"
+
     name = "vjp_fn"
 
     def __init__(self, outs: list, o_spec, leaves: list, p_spec, hvp=None) -> None:
@@ -184,6 +186,8 @@ def fn_vjp(ev, node, args: list, kw: dict) -> tuple:
 
 class JvpFn:
     """linearize's jvp_fn: tangents in, the Jacobian-vector product out."""
+
+    py_type_name = "function"
 
     name = "jvp_fn"
 

@@ -28,6 +28,8 @@ DEEPCOPY_NONLEAF = (
 class Partial:
     """functools.partial(func, *args, **keywords)."""
 
+    py_type_name = "partial"
+
     def __init__(self, func: Any, args: tuple, keywords: dict) -> None:
         self.func, self.args, self.keywords = func, args, keywords
         self.name = getattr(func, "name", "partial")

@@ -21,7 +21,7 @@ from ..ops.rng import GENERATOR
 from . import pycalls, pytree
 from .pyerrors import PyException
 from .pymodules import EXTRA, MODULES, Native
-from .pyvalues import number_of
+from .pyvalues import number_of, type_label
 
 RANDOMNESS = ("error", "different", "same")
 VMAP_KW = ("in_dims", "out_dims", "randomness", "chunk_size")
@@ -55,11 +55,8 @@ class _NotADim:
 
 
 def _type_text(value: Any) -> str:
-    if isinstance(value, Tensor) and value.weak:
-        return f"<class '{'float' if value.value.dtype.kind == 'f' else 'int'}'>"
-    if isinstance(value, _NotADim):
-        return _type_text(value.value)
-    return f"<class '{'NoneType' if value is None else type(value).__name__}'>"
+    """Python's ``<class 'float'>`` of a value (a number is a weak tensor in ddx)."""
+    return f"<class '{type_label(value.value if isinstance(value, _NotADim) else value)}'>"
 
 
 def _shown(value: Any) -> str:
@@ -168,6 +165,8 @@ def _set_generator_state(state: Any) -> None:
 
 class Vmapped:
     """What vmap(func, ...) gives: a function of the same arguments, mapped."""
+
+    py_type_name = "function"
 
     def __init__(self, func: Any, in_dims: Any, out_dims: Any, randomness: str) -> None:
         self.func, self.in_dims, self.out_dims = func, in_dims, out_dims
