@@ -21,6 +21,7 @@ messages included (caught and printed by the script itself).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -244,3 +245,22 @@ def test_a_transform_of_an_outer_transforms_tensor_is_one_clear_error(tmp_path):
                       "inputs (ddx nests them as hessian, jacfwd/jacrev/grad of "
                       "jacrev/jacfwd/grad, jvp/vjp of grad, and vmap of any)"] * 2
     assert got.stdout == "tensor([6., 6., 6.])\n"
+
+
+def test_transformed_functions_print_as_pytorchs(tmp_path):
+    """torch.func's transforms wrap with functools.wraps: grad(f), vmap(f), ... print as f
+    does; vjp_fn and linearize's jvp_fn print as PyTorch's inner functions (addresses vary)."""
+    torch_or_skip()
+    script = tmp_path / "reprs.py"
+    script.write_text(
+        "import torch\nfrom torch.func import vmap, grad, jacrev, hessian, vjp, linearize\n"
+        "def f(x):\n    return x.sin().sum()\n"
+        "print(vmap(f))\nprint(grad(f))\nprint(jacrev(f))\nprint(hessian(f))\n"
+        "print(vjp(f, torch.ones(2))[1])\nprint(linearize(f, torch.ones(2))[1])\n")
+    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)],
+                          capture_output=True, text=True, timeout=120)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    address = re.compile(r" at 0x[0-9a-f]+")
+    assert address.sub(" at 0x?", ours.stdout) == address.sub(" at 0x?", theirs.stdout)
+    assert ours.stdout.count("<function f at 0x") == 4

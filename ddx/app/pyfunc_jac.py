@@ -176,7 +176,9 @@ class Transform:
         self.name = f"{kind}({getattr(func, 'name', 'f')})"
 
     def __repr__(self) -> str:
-        return f"<function {self.kind}.<locals>.wrapper at 0x{id(self) & 0xffffffffffff:x}>"
+        shown = getattr(self.func, "name", "f")  # (functools.wraps: the function's own name)
+        shown = "<lambda>" if shown == "lambda" else shown
+        return f"<function {shown} at 0x{id(self) & 0xffffffffffff:x}>"
 
     def positions(self, args: list) -> list[int]:
         out = []

@@ -134,7 +134,7 @@ class VjpFn:
         self.hvp = hvp
 
     def __repr__(self) -> str:
-        return f"<function vjp.<locals>.wrapper at 0x{id(self) & 0xffffffffffff:x}>"
+        return f"<function _vjp_with_argnums.<locals>.wrapper at 0x{id(self) & 0xffffffffffff:x}>"
 
     def py_call(self, ev, node, args: list, kw: dict) -> tuple:
         given = args[0] if len(args) == 1 else tuple(args)

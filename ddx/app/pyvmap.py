@@ -174,7 +174,7 @@ class Vmapped:
         self.name = func_name(func)
 
     def __repr__(self) -> str:
-        return f"<function vmap.<locals>.wrapped at 0x{id(self) & 0xffffffffffff:x}>"
+        return f"<function {self.name} at 0x{id(self) & 0xffffffffffff:x}>"  # (functools.wraps)
 
     def _head(self) -> str:
         return f"vmap({self.name}, in_dims={_shown(self.in_dims)}, ...)(<inputs>)"
