@@ -100,9 +100,42 @@ def _build(node: tuple, items: list) -> Any:
     return tuple(items)
 
 
+def render(value: Any, leaf_text) -> str:
+    """Python's repr of a pytree, each leaf as ``leaf_text`` gives it: ``(None, None, 0)``,
+    ``(0,)``, ``[0, None]``, ``{'a': 1}`` (an explicit stack, like flatten)."""
+    leaves, spec = flatten(value)
+    it = iter(leaves)
+    out: list[str] = []
+    # each open container: [closing text, items left, keys left (a dict's)]
+    open_: list = []
+    for node in spec.nodes:
+        if open_:
+            top = open_[-1]
+            if top[2]:
+                out.append(f"{top[2].pop(0)!r}: ")
+        if node[0] == "leaf":
+            out.append(leaf_text(next(it)))
+        else:
+            n = node[1] if node[0] != "dict" else len(node[1])
+            out.append({"tuple": "(", "list": "[", "dict": "{"}[node[0]])
+            close = {"tuple": ",)" if n == 1 else ")", "list": "]", "dict": "}"}[node[0]]
+            open_.append([close, n, [str(k) for k in node[1]] if node[0] == "dict" else []])
+            if n:
+                continue
+            out.append(open_.pop()[0])
+        while open_:
+            top = open_[-1]
+            top[1] -= 1
+            if top[1] > 0:
+                out.append(", ")
+                break
+            out.append(open_.pop()[0])
+    return "".join(out)
+
+
 def map_leaves(fn, value: Any) -> Any:
     leaves, spec = flatten(value)
     return unflatten([fn(v) for v in leaves], spec)
 
 
-__all__ = ["CONTAINERS", "Spec", "flatten", "is_tensor", "map_leaves", "unflatten"]
+__all__ = ["CONTAINERS", "Spec", "flatten", "is_tensor", "map_leaves", "render", "unflatten"]

@@ -61,14 +61,8 @@ def _type_text(value: Any) -> str:
 
 def _shown(value: Any) -> str:
     """in_dims as PyTorch's messages repr it: (None, None, 0)."""
-    if isinstance(value, tuple):
-        inner = ", ".join(_shown(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(_shown(v) for v in value) + "]"
-    if isinstance(value, Tensor):
-        return repr(value.value.item())
-    return repr(value)
+    return pytree.render(value, lambda v: repr(v.value.item()) if isinstance(v, Tensor)
+                         else repr(v))
 
 
 def _leaf_dims(in_dims: Any, args: list, head: str) -> list:
