@@ -61,7 +61,11 @@ for call in (lambda: vmap(f)(torch.ones(3), torch.ones(4)),
              lambda: vmap(f)(),
              lambda: vmap(f)(torch.tensor(1.), torch.ones(3)),
              lambda: vmap(f, in_dims=[0, None])(torch.ones(3), torch.ones(3)),
-             lambda: vmap(f, in_dims=0.5)(torch.ones(3), torch.ones(3))):
+             lambda: vmap(f, in_dims=0.5)(torch.ones(3), torch.ones(3)),
+             lambda: vmap(lambda a, b, c: a, in_dims=({'a': 0, 'b': (1, None)}, 0))(
+                 torch.ones(3), torch.ones(3), {'x': [torch.ones(3)]}),
+             lambda: vmap(lambda a, b, c: a, in_dims=((), 0, 0.5))(x, x, x),
+             lambda: vmap(lambda a: (a, a), out_dims=(0, 1, 0))(torch.ones(3))):
     try:
         call()
     except ValueError as e:

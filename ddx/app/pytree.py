@@ -24,14 +24,37 @@ class Spec:
         return sum(1 for n in self.nodes if n[0] == "leaf")
 
     def text(self) -> str:
-        """PyTorch's TreeSpec text of the top level (its messages show it):
-        ``TreeSpec(tuple, None, [*,\n  *])``; a leaf is ``*``."""
-        top = self.nodes[0]
-        if top[0] == "leaf":
-            return "*"
-        n = top[1] if top[0] != "dict" else len(top[1])
-        meta = "None" if top[0] != "dict" else repr([str(k) for k in top[1]])
-        return f"TreeSpec({top[0]}, {meta}, [" + ",\n  ".join(["*"] * n) + "])"
+        """PyTorch's TreeSpec repr (its messages show it): ``TreeSpec(tuple, None, [*,\n  *])``,
+        a leaf ``*``, a dict's keys as its context, each level's children two spaces further
+        in (torch/utils/_pytree.py's __repr__, written with an explicit stack)."""
+        out: list[str] = []
+        open_: list = []  # [children left, their indent, children written]
+        for node in self.nodes:
+            if open_:
+                top = open_[-1]
+                if top[2]:
+                    out.append(",\n" + " " * top[1])
+                top[2] += 1
+            if node[0] == "leaf":
+                out.append("*")
+            else:
+                n = node[1] if node[0] != "dict" else len(node[1])
+                ctx = "None" if node[0] != "dict" else repr([str(k) for k in node[1]])
+                out.append(f"TreeSpec({node[0]}, {ctx}, [")
+                indent = open_[-1][1] + 2 if open_ else 2
+                open_.append([n, indent, 0])
+                if n:
+                    continue
+                open_.pop()
+                out.append("])")
+            while open_:
+                top = open_[-1]
+                top[0] -= 1
+                if top[0] > 0:
+                    break
+                open_.pop()
+                out.append("])")
+        return "".join(out)
 
 
 def is_tensor(value: Any) -> bool:

@@ -77,11 +77,13 @@ def _leaf_dims(in_dims: Any, args: list, head: str) -> list:
         raise _value_error(f"{head}: expected `in_dims` to be int or a (potentially nested) "
                            "tuple matching the structure of inputs, got: "
                            f"{_type_text(top)}.")
-    if len(top) != len(args):
-        raise _value_error(
+    def mismatch() -> Exception:
+        return _value_error(
             f"{head}: in_dims is not compatible with the structure of `inputs`. in_dims has "
-            f"structure {pytree.flatten(tuple(None for _ in top))[1].text()} but inputs has "
-            f"structure {pytree.flatten(tuple(None for _ in args))[1].text()}.")
+            f"structure {pytree.flatten(top)[1].text()} but inputs has structure "
+            f"{pytree.flatten(tuple(args))[1].text()}.")
+    if len(top) != len(args):
+        raise mismatch()
     for d, a in zip(top, args):
         n = pytree.flatten(a)[1].leaves
         d = _dim_of(d)
@@ -90,8 +92,7 @@ def _leaf_dims(in_dims: Any, args: list, head: str) -> list:
         elif isinstance(d, pytree.CONTAINERS):
             got = [_dim_of(v) for v in pytree.flatten(d)[0]]
             if len(got) != n:
-                raise _value_error(f"{head}: in_dims is not compatible with the structure of "
-                                   "`inputs`.")
+                raise mismatch()
             dims.extend(got)
         else:
             raise _value_error(f"{head}: expected `in_dims` to be int or a (potentially "
