@@ -136,12 +136,15 @@ def jac_columns(out: Tensor, leaves: list) -> list[np.ndarray]:
     return jac
 
 
-def second_order(out: Tensor, x: Tensor, g0: np.ndarray, tangent: np.ndarray) -> np.ndarray:
-    """The tangent of d<g0, out>/dx along ``tangent`` (forward over reverse): H v."""
-    order = record.ancestors(out)
+def second_order(out: Tensor, x: Tensor, g0: np.ndarray, tangent: np.ndarray,
+                 order: list | None = None) -> np.ndarray:
+    """The tangent of d<g0, out>/dx along ``tangent`` (forward over reverse): H v.
+    ``order``: out's graph (record.ancestors), already checked, when the caller has it."""
     if not out.requires_grad:
         return np.zeros_like(x.value)
-    check_rows(order, "a second derivative")
+    if order is None:
+        order = record.ancestors(out)
+        check_rows(order, "a second derivative")
     adj = gradient_at(out, order, {"0": x}, {id(x): Dual(x.value, tangent)}, g0)
     got = adj.get(id(x))
     if not isinstance(got, Dual):
@@ -153,6 +156,10 @@ def hessian_array(out: Tensor, x: Tensor) -> np.ndarray:
     """d² out_i / dx_j dx_k, shaped out.shape + x.shape + x.shape."""
     n, m = out.value.size, x.value.size
     h = np.zeros((n, m, m), dtype=out.value.dtype)
+    if not out.requires_grad:
+        return h.reshape(out.value.shape + x.value.shape + x.value.shape)
+    order = record.ancestors(out)
+    check_rows(order, "a second derivative")
     with record.fp_guard():
         for k in range(m):
             seed = np.zeros(x.value.shape)
@@ -160,7 +167,7 @@ def hessian_array(out: Tensor, x: Tensor) -> np.ndarray:
             for i in range(n):
                 g0 = np.zeros(out.value.shape, dtype=out.value.dtype)
                 g0.reshape(-1)[i] = 1
-                h[i, :, k] = second_order(out, x, g0, seed).reshape(-1)
+                h[i, :, k] = second_order(out, x, g0, seed, order).reshape(-1)
     return h.reshape(out.value.shape + x.value.shape + x.value.shape)
 
 
