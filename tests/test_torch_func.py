@@ -14,6 +14,8 @@ messages included (caught and printed by the script itself).
   vmap(grad(f)) (per-sample gradients);
 - jvp, vjp (vjp_fn called again, and under vmap), linearize, jvp/vjp of grad (Hessian-vector
   products), functools.partial/reduce, and jvp's/vjp_fn's errors;
+- the torch.func docs' examples of torch functions as values (vmap(torch.dot), vmap(torch.mv,
+  in_dims=(0, None)), grad(grad(torch.sin)), ...) and a keyword argument through vmap;
 - functional_call (a tuple of dicts, dotted names into a Sequential, a buffer, a bare
   argument, strict's error, the module's own tensors back after a call that fails),
   stack_module_state, copy.deepcopy of a module (its own parameters), vmap over stacked
@@ -30,6 +32,32 @@ import pytest
 from conftest import ddx_and_python, torch_or_skip
 
 SCRIPTS = {
+    "docs_examples": """
+import torch
+from torch.func import vmap, grad, jacrev, jacfwd, functional_call, hessian, jvp, vjp
+torch.manual_seed(0)
+x = torch.randn(2, 5)
+batched_dot = torch.func.vmap(torch.dot)
+print(batched_dot(torch.randn(64, 5), torch.randn(64, 5)).shape)
+batched_mv = torch.func.vmap(torch.mv, in_dims=(0, None))
+print(batched_mv(torch.randn(4, 3, 5), torch.randn(5)).shape)
+print(vmap(torch.sum, in_dims=1)(x))
+def f(x, scale=4.):
+    return x * scale
+print(vmap(f)(x, scale=2.))
+print(vmap(torch.trace)(torch.randn(3, 4, 4)))
+print(grad(torch.sin)(torch.tensor(1.)))
+print(grad(grad(torch.sin))(torch.tensor(1.)))
+print(vmap(grad(torch.sin))(torch.randn(3)))
+print(jacrev(torch.sin)(torch.randn(3)).diag())
+print(jacfwd(torch.sin, argnums=0)(torch.randn(3)).shape)
+print(hessian(torch.sin)(torch.tensor(1.)))
+model = torch.nn.Linear(3, 3)
+x = torch.randn(4, 3)
+print(functional_call(model, dict(model.named_parameters()), (x,)).shape)
+print(jvp(torch.sin, (torch.tensor(1.),), (torch.tensor(1.),)))
+print(vmap(torch.outer)(torch.ones(2, 3), torch.ones(2, 2)).shape)
+""",
     "vmap": """
 import torch
 from torch.func import vmap
