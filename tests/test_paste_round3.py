@@ -193,17 +193,14 @@ def test_error_is_on_its_own_line(script, line, tmp_path):
     assert shown[-1] == line, got.stderr
 
 
-def test_vmap_is_one_clear_line(tmp_path):
-    """torch.func.vmap imports, and using it is one line of ddx's error naming what to use
-    instead (no traceback)."""
-    got = _ddx_run(tmp_path / "s.py", "import torch\n"
-                   "from torch.func import vmap\n"
-                   "vmap(torch.dot)\nprint('end')\n")
-    errors = [s for s in got.stderr.splitlines() if s.startswith("error:")]
-    assert errors == [
-        "error: ddx does not provide torch.func.vmap: call the function in a loop, or write it "
-        "for the whole batch"]
-    assert got.stdout == "end\n" and "Traceback" not in got.stderr
+def test_forward_ad_and_vmap_run(tmp_path):
+    """torch.autograd.forward_ad (pyforward_ad.py) and torch.func.vmap (pyvmap.py): a dual
+    level with nothing in it, and torch.dot mapped over rows."""
+    got = _ddx_run(tmp_path / "s.py", "import torch\nimport torch.autograd.forward_ad as fwAD\n"
+                   "from torch.func import vmap\nwith fwAD.dual_level():\n    pass\n"
+                   "print(vmap(torch.dot)(torch.ones(2, 3), torch.ones(2, 3)))\nprint('end')\n")
+    assert got.stderr == ""
+    assert got.stdout == "tensor([3., 3.])\nend\n"
 
 
 def test_transposed_times_matrix_is_torch_mm_bit_for_bit():

@@ -157,7 +157,8 @@ def type_label(value: Any) -> str:
         return "device"
     if isinstance(value, NamedTuple):
         return value.name  # (forward_ad's UnpackedDualTensor)
-    return type(value).__name__
+    shown = getattr(type(value), "py_type_name", None)  # (torch.func's functions: 'function')
+    return shown if shown else type(value).__name__
 
 
 # type(x)'s module-qualified names, where Python's differ from type_label's
