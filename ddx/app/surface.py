@@ -34,6 +34,7 @@ from . import (
     pyforward_ad,  # noqa: F401  (registers torch.autograd.forward_ad)
     pyfunc,  # noqa: F401  (registers torch.func)
     pyfunctional_graph,  # noqa: F401  (registers torch.autograd.functional's create_graph)
+    pyfunctorch,  # noqa: F401  (registers functorch)
     pygradcheck,  # noqa: F401  (registers torch.autograd.gradcheck, torch.autograd.function)
     pygradfn,  # (registers y.grad_fn(g))
     pygradgrad,  # noqa: F401  (registers torch.autograd.gradgradcheck)

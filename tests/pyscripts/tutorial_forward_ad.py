@@ -1,11 +1,11 @@
 # PyTorch's "Forward-mode Automatic Differentiation (Beta)" tutorial (pytorch/tutorials:
 # intermediate_source/forward_ad_usage.py; BSD-3-Clause, Copyright (c) 2017-2022 PyTorch
 # contributors), its code verbatim in order, comments shortened: "Basic Usage", "Usage with
-# Modules", the custom autograd Function with its jvp, and gradcheck's check_forward_ad.
+# Modules", the functional Module API, the custom autograd Function with its jvp and
+# gradcheck's check_forward_ad, functorch's jvp and make_functional_with_buffers.
 # Added: torch.manual_seed(0) after the imports; prints of the tangents the tutorial computes
-# and keeps (jvp), so the comparison sees their values.
-# Dropped: the functional Module API and functorch sections (they are in
-# tutorial_forward_ad_functional.py when ddx has torch.func.functional_call).
+# and keeps (jvp, jvp2, tangent_out, jvp_out), detached where the primal requires grad (PyTorch's
+# tangent then has a graph; ddx's has none: see the README).
 import torch
 import torch.autograd.forward_ad as fwAD
 torch.manual_seed(0)
@@ -50,6 +50,24 @@ with fwAD.dual_level():
     jvp = fwAD.unpack_dual(out).tangent
 print(jvp.detach()[:3])
 
+from torch.func import functional_call
+
+# We need a fresh module because the functional call requires the
+# the model to have parameters registered.
+model = nn.Linear(5, 5)
+
+dual_params = {}
+with fwAD.dual_level():
+    for name, p in params.items():
+        # Using the same ``tangents`` from the above section
+        dual_params[name] = fwAD.make_dual(p, tangents[name])
+    out = functional_call(model, dual_params, input)
+    jvp2 = fwAD.unpack_dual(out).tangent
+
+# Check our results
+assert torch.allclose(jvp, jvp2)
+print(jvp2.detach()[:3])
+
 class Fn(torch.autograd.Function):
     @staticmethod
     def forward(ctx, foo):
@@ -84,3 +102,38 @@ torch.autograd.gradcheck(Fn.apply, (primal,), check_forward_ad=True,
 print(torch.autograd.gradcheck(Fn.apply, (primal,), check_forward_ad=True,
                                check_backward_ad=False, check_undefined_grad=False,
                                check_batched_grad=False))
+
+import functorch as ft
+
+primal0 = torch.randn(10, 10)
+tangent0 = torch.randn(10, 10)
+primal1 = torch.randn(10, 10)
+tangent1 = torch.randn(10, 10)
+
+def fn(x, y):
+    return x ** 2 + y ** 2
+
+# Here is a basic example to compute the JVP of the above function.
+primal_out, tangent_out = ft.jvp(fn, (primal0, primal1), (tangent0, tangent1))
+print(tangent_out[0])
+
+primal = torch.randn(10, 10)
+tangent = torch.randn(10, 10)
+y = torch.randn(10, 10)
+
+import functools
+new_fn = functools.partial(fn, y=y)
+primal_out, tangent_out = ft.jvp(new_fn, (primal,), (tangent,))
+print(tangent_out[0])
+
+model = nn.Linear(5, 5)
+input = torch.randn(16, 5)
+tangents = tuple([torch.rand_like(p) for p in model.parameters()])
+
+func, params, buffers = ft.make_functional_with_buffers(model)
+
+def func_params_only(params):
+    return func(params, buffers, input)
+
+model_output, jvp_out = ft.jvp(func_params_only, (params,), (tangents,))
+print(jvp_out.detach()[0], model_output.detach()[0])
