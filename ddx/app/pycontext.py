@@ -8,6 +8,8 @@
   at its end ``pack_hook`` is called on every tensor the nodes made in it save (in the order
   the nodes were made), and ``unpack_hook`` on what it returned when the backward reaches
   that node. ddx's nodes keep their own inputs, so what ``unpack_hook`` returns is not used.
+- ``torch.autograd.graph.save_on_cpu(pin_memory=...)``: the block runs (ddx's tensors are all
+  on the CPU: packing them there and back changes nothing).
 - ``grad_fn._raw_saved_self`` (and the other ``_raw_saved_*``): a SavedTensor whose
   ``register_hooks(pack_hook, unpack_hook)`` calls ``pack_hook`` on it at once, as PyTorch
   does, and ``unpack_hook`` when the backward runs the node."""
@@ -136,6 +138,31 @@ def unpack_when_run(ev, node, fn: Function, unpack: Any, packed: list) -> None:
     pynodehooks.add_node_hook(ev, fn, "unpack", hook)
 
 
+class SaveOnCpu:
+    """save_on_cpu(pin_memory=False, device_type='cuda'): saved tensors packed to the CPU and
+    back; every ddx tensor is on the CPU already, so the block just runs."""
+
+    def __repr__(self) -> str:
+        return "<torch.autograd.graph.save_on_cpu object>"
+
+    def py_enter(self, ev) -> None:
+        return None
+
+    def py_exit(self, ev) -> None:
+        return None
+
+
+def _save_on_cpu(ev, node, args: list, kw: dict) -> SaveOnCpu:
+    for name in kw:
+        if name not in ("pin_memory", "device_type"):
+            raise DdxTypeError(f"save_on_cpu.__init__() got an unexpected keyword argument "
+                               f"'{name}'", start=node.pos, end=node.end)
+    if len(args) > 2:
+        raise DdxTypeError("save_on_cpu() takes pin_memory and device_type",
+                           start=node.pos, end=node.end)
+    return SaveOnCpu()
+
+
 def _saved_tensors_hooks(ev, node, args: list, kw: dict) -> SavedTensorsHooks:
     given = list(args) + [kw[k][0] for k in ("pack_hook", "unpack_hook") if k in kw]
     if len(given) != 2:
@@ -179,6 +206,7 @@ def raw_saved(fn: Function, name: str) -> Any:
 PROFILER = PyModule("torch.autograd.profiler", {"profile": Native("profile", _profile)})
 GRAPH = PyModule("torch.autograd.graph", {
     "saved_tensors_hooks": Native("saved_tensors_hooks", _saved_tensors_hooks),
+    "save_on_cpu": Native("save_on_cpu", _save_on_cpu),
     "register_multi_grad_hook": Native("register_multi_grad_hook",
                                        pynodehooks.multi_grad_hook)})
 
