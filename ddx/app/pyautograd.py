@@ -22,6 +22,7 @@ from ..graph.values import truth
 from ..ops import OPS, Op
 from . import pyhooks
 from .methods import kw_arg, m_backward
+from .pycustom_twice import OWNERS
 from .pymodules import Native
 from .pytwice import check_rows
 
@@ -207,7 +208,7 @@ def _is_linear(order: list) -> bool:
     return True
 
 
-def _node_name(order: list, x: Tensor) -> str:
+def _node_name(order: list, x: Tensor) -> str | None:
     """The grad_fn PyTorch's create_graph gradient at x shows: the one use's backward op, or
     where that use broadcast x, the sum_to that brings the gradient back to x's shape (sum()
     to a 0-d x, a kept-dims sum, that sum then viewed where x has fewer dims)."""
@@ -215,6 +216,9 @@ def _node_name(order: list, x: Tensor) -> str:
     if len(uses) != 1:
         return "AddBackward0"
     use = uses[0][0]
+    twice = OWNERS.get(use.grad_fn) if use.grad_fn is not None else None
+    if twice is not None:  # (a custom Function: what its backward records, or None)
+        return twice.grad_name(use.inputs.index(x))
     shape, wide = x.value.shape, use.value.shape
     if shape != wide and use.op in OPS:
         return "SumBackward0" if not shape else "ViewBackward0" if len(wide) > len(shape) \
@@ -256,7 +260,10 @@ def differentiable(out: Tensor, outputs: list, gos: list, inputs: list, x: Tenso
             return np.asarray(got.t, dtype=leaf.value.dtype)
         return vjp
 
-    op = Op("create_graph_gradient", _node_name(order, x), lambda *a: None,
+    name = _node_name(order, x)
+    if name is None:
+        return  # (PyTorch's gradient has no graph: a custom backward of values kept on ctx)
+    op = Op("create_graph_gradient", name, lambda *a: None,
             tuple(rule(t) for t in leaves), saves=False, elementwise=False)
     out.requires_grad = True
     out.grad_fn = Function(op, op.grad_fn, tuple(leaves), {}, out)

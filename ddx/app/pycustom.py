@@ -17,7 +17,7 @@ from ..ops.table import Op
 from . import pyhooks
 from .pycustom_jvp import MISSING_BACKWARD, with_tangents
 from .pycustom_multi import apply_many, input_rule
-from .pycustom_twice import Twice
+from .pycustom_twice import OWNERS, Twice
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
@@ -125,7 +125,8 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
         return out
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and not a.weak]
     twice = Twice(ev, node, run_forward,
-                  lambda c, gs: _run_backward(ev, node, backward, c, gs), args, positions)
+                  lambda c, gs, rec=False: _run_backward(ev, node, backward, c, gs, rec), args,
+                  positions)
     if many:
         return apply_many(ev, node, cls.name, out, inputs, positions,
                           lambda grads: _run_backward(ev, node, backward, ctx, grads),
@@ -157,6 +158,7 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
     result.inputs = tuple(inputs)
     result.kw = {}
     result.grad_fn = Function(row, row.grad_fn, result.inputs, {}, result)
+    OWNERS[result.grad_fn] = twice
     result.label = ev.label(node)
     ev.nodes.append(result)
     return result
@@ -172,12 +174,13 @@ def _forward(ev, node, forward, setup, ctx: Ctx, args: list, kw: dict) -> Any:
     return call_value(ev, node, forward, [ctx, *args], kw)
 
 
-def _run_backward(ev, node, backward, ctx: Ctx, grads: list):
-    """The user's backward on one gradient per output, with grad mode off, run by the
-    evaluator running the backward pass (a later statement's, which prints)."""
+def _run_backward(ev, node, backward, ctx: Ctx, grads: list, recording: bool = False):
+    """The user's backward on one gradient per output, with grad mode off (on where
+    ``recording``: PyTorch's create_graph), run by the evaluator running the backward pass
+    (a later statement's, which prints)."""
     from .pycalls import call_value
 
-    record.GRAD_MODE.enabled = False
+    record.GRAD_MODE.enabled = recording
     try:
         now = pyhooks.ACTIVE[-1] if pyhooks.ACTIVE else ev
         return call_value(now, node, backward, [ctx, *grads], {})

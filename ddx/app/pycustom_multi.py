@@ -13,7 +13,7 @@ import numpy as np
 from ..engine.hessian import Dual
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
-from .pycustom_twice import has_duals, plain_of
+from .pycustom_twice import OWNERS, has_duals, plain_of
 
 
 def _differentiable(t, non_diff: set) -> bool:
@@ -118,6 +118,8 @@ def apply_many(ev, node, name: str, outs: tuple, inputs: list, positions: list, 
                     jvp=None if twice is None else _packed_tangent(twice, outs, spans),
                     elementwise=False)
     hidden = _node(hidden_row, packed, tuple(inputs))
+    if twice is not None:
+        OWNERS[hidden.grad_fn] = twice
     result = []
     for t, span in zip(outs, spans):
         if span is None:

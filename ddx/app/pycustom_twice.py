@@ -10,6 +10,7 @@ each (where forward prints, it prints again)."""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,39 @@ class Twice:
             return self.run_forward(call)
         finally:
             record.GRAD_MODE.enabled = before
+
+    def grad_name(self, k: int) -> str | None:
+        """The grad_fn PyTorch's create_graph gradient at the node's input ``k`` has: that of
+        what the user's backward returns there when its ops are recorded (inputs and saved
+        outputs requiring grad, as PyTorch's do); None where nothing is recorded (backward made
+        it from values kept on ctx: PyTorch's gradient then requires no grad). A silent run:
+        what it prints and warns is taken back."""
+        ev = self.ev
+        printed, partial, warned = len(ev.printed), getattr(ev, "partial", ""), len(ev.warnings)
+        before = record.GRAD_MODE.enabled
+        try:
+            call = list(self.args)
+            for pos in self.positions:
+                call[pos] = Tensor(np.array(self.args[pos].value), True)
+            record.GRAD_MODE.enabled = False
+            ctx, result = self.run_forward(call)
+            outs = list(result) if isinstance(result, tuple) else [result]
+            for o in outs:  # (PyTorch's outputs carry the node: a saved output requires grad)
+                if isinstance(o, Tensor) and o.value.dtype.kind == "f" and not o.requires_grad:
+                    o.requires_grad = True
+            grads = [Tensor(np.ones(np.shape(o.value))) if isinstance(o, Tensor) else None
+                     for o in outs]
+            got = self.run_backward(ctx, grads, True)
+            got = got if isinstance(got, tuple) else (got,)
+            pos = self.positions[k]
+            item = got[pos] if pos < len(got) else None
+            fn = item.grad_fn if isinstance(item, Tensor) else None
+            return None if fn is None else fn.name
+        finally:
+            record.GRAD_MODE.enabled = before
+            del ev.printed[printed:]
+            ev.partial = partial
+            del ev.warnings[warned:]
 
     def tangents(self, ts: list, xs) -> list:
         """Forward mode: each output's tangent (an array, or None) for the inputs' ``ts``."""
@@ -99,8 +133,11 @@ class Twice:
             dual.pop(saved)
 
 
+OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a node -> its Twice
+
+
 def has_duals(g, xs) -> bool:
     return isinstance(g, Dual) or any(isinstance(x, Dual) for x in xs)
 
 
-__all__ = ["Twice", "has_duals", "plain_of"]
+__all__ = ["OWNERS", "Twice", "has_duals", "plain_of"]

@@ -54,3 +54,19 @@ print(y.grad)
 
 z = torch.tensor([0.5, 1.5], requires_grad=True, dtype=torch.double)
 print(torch.autograd.functional.hessian(lambda t: Tanh.apply(t).sum() * Scale.apply(t, 2.0).sum(), z))
+
+class Loud(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        print("backward runs")
+        return 2 * g * x
+
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+gw, = torch.autograd.grad(Loud.apply(w).sum(), w, create_graph=True)
+print(gw)

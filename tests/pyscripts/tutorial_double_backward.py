@@ -4,11 +4,10 @@
 # saving the inputs (Square), the outputs (Exp), intermediate results as outputs (Sinh), and
 # a backward that is itself a custom Function (Cube, CubeBackward).
 # Added: torch.manual_seed(0) after the import; print(...) around the gradcheck and
-# gradgradcheck calls, so the comparison sees their results; the gradient that the torchviz
-# cells compute, printed without its grad_fn (ddx names a create_graph gradient's node by
-# its own rule, not after the ops of a custom backward).
-# Dropped: the torchviz cells (torchviz is not part of PyTorch) and SinhBad's, which only
-# draws its graph.
+# gradgradcheck calls, so the comparison sees their results; the gradients the torchviz cells
+# compute, printed (with their grad_fn: what the custom backward recorded), in place of the
+# torchviz calls.
+# Dropped: `import torchviz` and its make_dot calls (torchviz is not part of PyTorch).
 import torch
 torch.manual_seed(0)
 
@@ -36,7 +35,7 @@ print(torch.autograd.gradgradcheck(Square.apply, x))
 x = torch.tensor(1., requires_grad=True).clone()
 out = Square.apply(x)
 grad_x, = torch.autograd.grad(out, x, create_graph=True)
-print(grad_x.detach(), grad_x.requires_grad)
+print(grad_x, grad_x.requires_grad)
 
 class Exp(torch.autograd.Function):
     # Simple case where everything goes well
@@ -61,7 +60,7 @@ print(torch.autograd.gradgradcheck(Exp.apply, x))
 
 out = Exp.apply(x)
 grad_x, = torch.autograd.grad(out, x, create_graph=True)
-print(grad_x.detach())
+print(grad_x)
 
 class Sinh(torch.autograd.Function):
     @staticmethod
@@ -93,7 +92,28 @@ print(torch.autograd.gradgradcheck(sinh, x))
 
 out = sinh(x)
 grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
-print(grad_x.detach())
+print(grad_x)
+
+class SinhBad(torch.autograd.Function):
+    # This is an example of what NOT to do!
+    @staticmethod
+    def forward(ctx, x):
+        expx = torch.exp(x)
+        expnegx = torch.exp(-x)
+        ctx.expx = expx
+        ctx.expnegx = expnegx
+        return (expx - expnegx) / 2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        expx = ctx.expx
+        expnegx = ctx.expnegx
+        grad_input = grad_out * (expx + expnegx) / 2
+        return grad_input
+
+out = SinhBad.apply(x)
+grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
+print(grad_x.requires_grad, grad_x.grad_fn)
 
 def cube_forward(x):
     return x**3
@@ -138,6 +158,6 @@ print(torch.autograd.gradgradcheck(Cube.apply, x))
 
 out = Cube.apply(x)
 grad_x, = torch.autograd.grad(out, x, create_graph=True)
-print(grad_x.detach())
+print(grad_x)
 grad_x.backward()
 print(x.grad)
