@@ -154,21 +154,36 @@ def second_order(out: Tensor, x: Tensor, g0: np.ndarray, tangent: np.ndarray,
 
 def hessian_array(out: Tensor, x: Tensor) -> np.ndarray:
     """d² out_i / dx_j dx_k, shaped out.shape + x.shape + x.shape."""
-    n, m = out.value.size, x.value.size
-    h = np.zeros((n, m, m), dtype=out.value.dtype)
-    if not out.requires_grad:
-        return h.reshape(out.value.shape + x.value.shape + x.value.shape)
-    order = record.ancestors(out)
-    check_rows(order, "a second derivative")
-    with record.fp_guard():
-        for k in range(m):
-            seed = np.zeros(x.value.shape)
-            seed.reshape(-1)[k] = 1.0
-            for i in range(n):
-                g0 = np.zeros(out.value.shape, dtype=out.value.dtype)
-                g0.reshape(-1)[i] = 1
-                h[i, :, k] = second_order(out, x, g0, seed, order).reshape(-1)
-    return h.reshape(out.value.shape + x.value.shape + x.value.shape)
+    return hessian_blocks(out, [x])[0][0]
+
+
+def hessian_blocks(out: Tensor, xs: list) -> list:
+    """d² out / dx_a dx_b for every pair of ``xs`` (tuple argnums): block [a][b] shaped
+    out.shape + x_a.shape + x_b.shape; each column a tangent seeded on x_b alone (forward
+    over reverse), read at every x_a."""
+    n = out.value.size
+    blocks = [[np.zeros((n, xa.value.size, xb.value.size), dtype=out.value.dtype)
+               for xb in xs] for xa in xs]
+    if out.requires_grad:
+        order = record.ancestors(out)
+        check_rows(order, "a second derivative")
+        named = {str(i): x for i, x in enumerate(xs)}
+        with record.fp_guard():
+            for b, xb in enumerate(xs):
+                for k in range(xb.value.size):
+                    seed = np.zeros(xb.value.shape)
+                    seed.reshape(-1)[k] = 1.0
+                    for i in range(n):
+                        g0 = np.zeros(out.value.shape, dtype=out.value.dtype)
+                        g0.reshape(-1)[i] = 1
+                        adj = gradient_at(out, order, named, {id(xb): Dual(xb.value, seed)},
+                                          g0)
+                        for a, xa in enumerate(xs):
+                            got = adj.get(id(xa))
+                            if isinstance(got, Dual):
+                                blocks[a][b][i, :, k] = np.asarray(got.t).reshape(-1)
+    return [[blocks[a][b].reshape(out.value.shape + xa.value.shape + xb.value.shape)
+             for b, xb in enumerate(xs)] for a, xa in enumerate(xs)]
 
 
 class Transform:
@@ -259,14 +274,17 @@ class Transform:
         elif isinstance(inner, Transform):
             raise DdxRuntimeError("ddx does not compose hessian of a torch.func transform: "
                                   "hessian takes a plain function")
-        if self.tupled or len(self.nums) != 1:
-            raise DdxRuntimeError("ddx computes torch.func's Hessians with respect to one "
-                                  "argument: give argnums as an int")
         full = list(args)
-        (n,) = self.positions(full)
-        x = fresh(full[n])
-        full[n] = x
-        out, aux = split_aux(call_on(ev, node, f, full, dict(kw), [x]), self.has_aux,
+        where = self.positions(full)
+        xs = []
+        for n in where:
+            if not pytree.is_tensor(full[n]):
+                raise DdxRuntimeError(f"{self.kind}(f)(*args): ddx's Hessians take tensor "
+                                      "arguments (not pytrees) at argnums")
+            full[n] = fresh(full[n])
+            xs.append(full[n])
+        x = xs[0]
+        out, aux = split_aux(call_on(ev, node, f, full, dict(kw), xs), self.has_aux,
                              self.kind)
         if not pytree.is_tensor(out):
             raise DdxRuntimeError(f"{self.kind}(f)(*args): ddx's Hessians take a function "
@@ -275,7 +293,10 @@ class Transform:
             raise DdxRuntimeError(SCALAR.format(dims=out.value.ndim))
         if self.kind == "grad" and x.value.ndim != 0:  # (grad of grad(f), shaped as x)
             raise DdxRuntimeError(SCALAR.format(dims=x.value.ndim))
-        got = Tensor(hessian_array(out, x))
+        if self.tupled or len(xs) != 1:  # (tuple argnums: a tuple of tuples of blocks)
+            got = tuple(tuple(Tensor(h) for h in row) for row in hessian_blocks(out, xs))
+        else:
+            got = Tensor(hessian_array(out, x))
         return (got, aux) if self.has_aux else got
 
 
