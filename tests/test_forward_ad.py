@@ -213,3 +213,20 @@ def test_every_rows_tangent_is_pytorchs_forward_ad(name):
         theirs = fwAD.unpack_dual(f(*args)).tangent
     np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-9, atol=1e-12, err_msg=name)
     assert ours.shape == tuple(theirs.shape) and ours.dtype == np.float64
+
+
+def test_a_long_level_keeps_only_the_living_tensors_references():
+    """10,000 ops in one level, each result dropped at once: the level's list of tensors with
+    tangents stays small (dead references pruned), and the live dual still loses its tangent
+    at the end."""
+    dual.enter()
+    try:
+        x = Tensor(np.array([1.0, 2.0]))
+        dual.set_tangent(x, Tensor(np.array([1.0, 1.0])))
+        for _ in range(10_000):
+            y = record.apply(OPS["exp"], [x])
+        assert dual.tangent_of(y).value.tolist() == np.exp([1.0, 2.0]).tolist()
+        assert dual.carried() < 4200
+    finally:
+        dual.leave()
+    assert not hasattr(x, "tangent") and not hasattr(y, "tangent")

@@ -30,6 +30,7 @@ class _Level:
 
 LEVEL = _Level()
 _CARRIERS: list = []  # weak references to every tensor given a tangent in this level
+_PRUNE = [4096]  # the length at which the dead ones are dropped next
 
 
 def tangent_of(t: Tensor) -> Tensor | None:
@@ -40,6 +41,14 @@ def tangent_of(t: Tensor) -> Tensor | None:
 def set_tangent(t: Tensor, tangent: Tensor) -> None:
     t.tangent = tangent
     _CARRIERS.append(weakref.ref(t))
+    if len(_CARRIERS) >= _PRUNE[0]:  # (a long loop in one level: drop the dead references)
+        _CARRIERS[:] = [r for r in _CARRIERS if r() is not None]
+        _PRUNE[0] = max(4096, 2 * len(_CARRIERS))
+
+
+def carried() -> int:
+    """How many references to tensors with tangents the level holds (dead ones included)."""
+    return len(_CARRIERS)
 
 
 def enter() -> int:
@@ -56,6 +65,7 @@ def leave() -> None:
         if t is not None and hasattr(t, "tangent"):
             del t.tangent
     _CARRIERS.clear()
+    _PRUNE[0] = 4096
     LEVEL.depth = 0
 
 
@@ -108,5 +118,5 @@ def propagate(op, out: Tensor, inputs, args: list, kw: dict) -> None:
     set_tangent(out, Tensor(r))
 
 
-__all__ = ["LEVEL", "enter", "has_tangents", "leave", "pop", "propagate", "push", "refuse",
+__all__ = ["LEVEL", "carried", "enter", "has_tangents", "leave", "pop", "propagate", "push", "refuse",
            "set_tangent", "tangent_of"]
