@@ -152,11 +152,6 @@ def second_order(out: Tensor, x: Tensor, g0: np.ndarray, tangent: np.ndarray,
     return np.asarray(got.t, dtype=x.value.dtype)
 
 
-def hessian_array(out: Tensor, x: Tensor) -> np.ndarray:
-    """d² out_i / dx_j dx_k, shaped out.shape + x.shape + x.shape."""
-    return hessian_blocks(out, [x])[0][0]
-
-
 def hessian_blocks(out: Tensor, xs: list) -> list:
     """d² out / dx_a dx_b for every pair of ``xs`` (tuple argnums): block [a][b] shaped
     out.shape + x_a.shape + x_b.shape; each column a tangent seeded on x_b alone (forward
@@ -293,10 +288,9 @@ class Transform:
             raise DdxRuntimeError(SCALAR.format(dims=out.value.ndim))
         if self.kind == "grad" and x.value.ndim != 0:  # (grad of grad(f), shaped as x)
             raise DdxRuntimeError(SCALAR.format(dims=x.value.ndim))
-        if self.tupled or len(xs) != 1:  # (tuple argnums: a tuple of tuples of blocks)
-            got = tuple(tuple(Tensor(h) for h in row) for row in hessian_blocks(out, xs))
-        else:
-            got = Tensor(hessian_array(out, x))
+        blocks = hessian_blocks(out, xs)  # (tuple argnums: a tuple of tuples of blocks)
+        got = tuple(tuple(Tensor(h) for h in row) for row in blocks) if self.tupled else \
+            Tensor(blocks[0][0])
         return (got, aux) if self.has_aux else got
 
 
