@@ -248,7 +248,8 @@ def uniform(ev, shape: tuple, bound: float) -> np.ndarray:
     return GENERATOR.uniform(n, np.dtype(ev.dtype), -bound, bound).reshape(shape)
 
 
-def _param(value: np.ndarray) -> Tensor:
+def new_parameter(value: np.ndarray) -> Tensor:
+    """A new nn.Parameter holding ``value`` (a module's own weight or bias)."""
     p = Tensor(value, True)
     PARAMETERS.add(p)
     return p
@@ -264,10 +265,10 @@ class Linear(Builtin):
         # with torch/nn/init.py's arithmetic
         gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
         std = gain / math.sqrt(n_in) if n_in else 0.0
-        self.state["weight"] = _param(uniform(ev, (n_out, n_in), math.sqrt(3.0) * std))
+        self.state["weight"] = new_parameter(uniform(ev, (n_out, n_in), math.sqrt(3.0) * std))
         if bias:
             b = 1 / math.sqrt(n_in) if n_in > 0 else 0
-            self.state["bias"] = _param(uniform(ev, (n_out,), b))
+            self.state["bias"] = new_parameter(uniform(ev, (n_out,), b))
         else:
             self.state["bias"] = None
         self.state["in_features"], self.state["out_features"] = n_in, n_out
@@ -389,4 +390,4 @@ def register() -> None:
 register()
 
 __all__ = ["MORE_METHODS", "PARAMETERS", "ModuleBase", "is_module", "module_repr", "named_parameters",
-           "parameter"]
+           "new_parameter", "parameter"]

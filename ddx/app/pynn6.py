@@ -18,13 +18,7 @@ from ..ops.rng import GENERATOR
 from . import pyfunc6
 from .pyfunc6 import REQUIRED, bind, call, num
 from .pymodules import EXTRA, Native
-from .pynn import PARAMETERS, Builtin
-
-
-def _param(value: np.ndarray) -> Tensor:
-    p = Tensor(value, True)
-    PARAMETERS.add(p)
-    return p
+from .pynn import PARAMETERS, Builtin, new_parameter
 
 
 def embedding_weight(ev, n: int, d: int, pad, given, freeze: bool) -> Tensor:
@@ -42,7 +36,7 @@ def embedding_weight(ev, n: int, d: int, pad, given, freeze: bool) -> Tensor:
     values = GENERATOR.normal(n * d, np.dtype(ev.dtype), 0.0, 1.0).reshape(n, d)
     if pad is not None:
         values[pad] = 0
-    return _param(values)
+    return new_parameter(values)
 
 
 def _one(kind: str, args: list) -> Any:
@@ -106,7 +100,7 @@ def _prelu(ev, g):
     n = int(num(g["num_parameters"]))
     m = PReLU("PReLU", None, {}, f"num_parameters={n}")
     m.state["num_parameters"] = n
-    m.state["weight"] = _param(np.full((n,), num(g["init"]), dtype=ev.dtype))
+    m.state["weight"] = new_parameter(np.full((n,), num(g["init"]), dtype=ev.dtype))
     return m
 
 

@@ -18,7 +18,7 @@ from .pyerrors import PyException
 from .pyfunc6 import REQUIRED, bind, call, error, ints, num, renamed, tensor
 from .pymodules import EXTRA, Native
 from .pymoments import rowwise_moments
-from .pynn import PARAMETERS
+from .pynn import new_parameter
 from .pynn6 import Module6
 
 
@@ -168,15 +168,10 @@ def local_response_norm(ev, node, args, kw):
     return call(ev, node, "div", x, div)
 
 
-def _param(value: np.ndarray) -> Tensor:
-    p = Tensor(value, True)
-    PARAMETERS.add(p)
-    return p
-
 
 def _affine(ev, m: Module6, shape: tuple, weight: bool, bias: bool) -> None:
-    m.state["weight"] = _param(np.ones(shape, dtype=ev.dtype)) if weight else None
-    m.state["bias"] = _param(np.zeros(shape, dtype=ev.dtype)) if bias else None
+    m.state["weight"] = new_parameter(np.ones(shape, dtype=ev.dtype)) if weight else None
+    m.state["bias"] = new_parameter(np.zeros(shape, dtype=ev.dtype)) if bias else None
 
 
 class Norm(Module6):
@@ -225,7 +220,7 @@ def _rms(ev, g):
     eps = None if g["eps"] is None else num(g["eps"])
     m = Norm("RMSNorm", None, {}, f"{shape}, eps={eps!r}, elementwise_affine={affine}")
     m.state.update(shape=shape, eps=eps)
-    m.state["weight"] = _param(np.ones(shape, dtype=ev.dtype)) if affine else None
+    m.state["weight"] = new_parameter(np.ones(shape, dtype=ev.dtype)) if affine else None
     return m
 
 

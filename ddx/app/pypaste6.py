@@ -16,6 +16,7 @@ from . import (
     pyloss6,  # noqa: F401  (registers GaussianNLLLoss, CosineEmbeddingLoss, MultiMarginLoss...)
     pynn6,  # noqa: F401  (registers nn.GLU, nn.PReLU, the padding modules, nn.Embedding, ...)
     pynnclass,
+    pynnconv,  # noqa: F401  (registers nn.Conv1d-3d, nn.MaxPool1d-3d, nn.AvgPool1d-3d)
     pynorm6,  # noqa: F401  (registers F.layer_norm, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm...)
     pyoptim6,  # noqa: F401  (registers torch.optim.AdamW, RMSprop, Adagrad)
     pyparam6,  # noqa: F401  (registers nn.utils.parametrizations.weight_norm)

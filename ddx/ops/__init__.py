@@ -20,6 +20,7 @@ from . import (  # noqa: F401 - registering the rows
     rows_arith,
     rows_cast,
     rows_compare,
+    rows_conv,
     rows_div,
     rows_layers,
     rows_linalg,

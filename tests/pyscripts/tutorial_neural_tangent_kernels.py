@@ -2,10 +2,7 @@
 # intermediate_source/neural_tangent_kernels.py; BSD-3-Clause, Copyright (c) 2017-2022
 # PyTorch contributors), in order.
 # Added: torch.manual_seed(0) after the imports, so the random numbers are reproducible.
-# Changed: ddx has no convolutions, so the CNN's body (three nn.Conv2d, Linear(21632, 10)) is
-# an MLP of the same interface here: flatten the 3x32x32 image, Linear(3072, 32), relu,
-# Linear(32, 32), relu, Linear(32, 10) (the class keeps its name, so the rest of the tutorial
-# is verbatim); device = 'cpu' in place of 'cuda'.
+# Changed: device = 'cpu' in place of 'cuda'.
 import torch
 import torch.nn as nn
 from torch.func import functional_call, vmap, vjp, jvp, jacrev
@@ -15,16 +12,18 @@ device = 'cpu'
 class CNN(nn.Module):
     def __init__(self):
         super(CNN, self).__init__()
-        self.fc1 = nn.Linear(3072, 32)
-        self.fc2 = nn.Linear(32, 32)
-        self.fc = nn.Linear(32, 10)
+        self.conv1 = nn.Conv2d(3, 32, (3, 3))
+        self.conv2 = nn.Conv2d(32, 32, (3, 3))
+        self.conv3 = nn.Conv2d(32, 32, (3, 3))
+        self.fc = nn.Linear(21632, 10)
 
     def forward(self, x):
+        x = self.conv1(x)
+        x = x.relu()
+        x = self.conv2(x)
+        x = x.relu()
+        x = self.conv3(x)
         x = x.flatten(1)
-        x = self.fc1(x)
-        x = x.relu()
-        x = self.fc2(x)
-        x = x.relu()
         x = self.fc(x)
         return x
 

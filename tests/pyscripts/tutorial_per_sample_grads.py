@@ -1,10 +1,7 @@
 # The code of PyTorch's tutorial "Per-sample-gradients" (pytorch/tutorials:
 # intermediate_source/per_sample_grads.py; BSD-3-Clause, Copyright (c) 2017-2022 PyTorch
 # contributors), in order (it seeds the generator itself: `torch.manual_seed(0)`).
-# Changed: ddx has no convolutions, so SimpleCNN's body (nn.Conv2d twice, F.max_pool2d) is an
-# MLP of the same interface here: flatten the 1x28x28 image, Linear(784, 128), relu,
-# Linear(128, 10), log_softmax (the class keeps its name, so the rest of the tutorial is
-# verbatim); device = 'cpu' in place of 'cuda'.
+# Changed: device = 'cpu' in place of 'cuda'.
 # Dropped: the performance cell (get_perf, torch.utils.benchmark.Timer and its prints).
 import torch
 import torch.nn as nn
@@ -16,10 +13,17 @@ torch.manual_seed(0)
 class SimpleCNN(nn.Module):
     def __init__(self):
         super(SimpleCNN, self).__init__()
-        self.fc1 = nn.Linear(784, 128)
+        self.conv1 = nn.Conv2d(1, 32, 3, 1)
+        self.conv2 = nn.Conv2d(32, 64, 3, 1)
+        self.fc1 = nn.Linear(9216, 128)
         self.fc2 = nn.Linear(128, 10)
 
     def forward(self, x):
+        x = self.conv1(x)
+        x = F.relu(x)
+        x = self.conv2(x)
+        x = F.relu(x)
+        x = F.max_pool2d(x, 2)
         x = torch.flatten(x, 1)
         x = self.fc1(x)
         x = F.relu(x)

@@ -1,0 +1,188 @@
+"""torch.nn's Conv1d/2d/3d, MaxPool1d/2d/3d and AvgPool1d/2d/3d over the F.* callers of
+ddx/graph/calls_conv.py, printed as PyTorch prints them (_ConvNd.extra_repr and the pools'),
+their parameters made as _ConvNd.reset_parameters makes them: the weight by
+kaiming_uniform_(a=sqrt(5)), then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), drawn
+from the seeded generator in that order. A padding_mode other than 'zeros' pads with F.pad
+first (_reversed_padding_repeated_twice), then convolves unpadded, as PyTorch's forward."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .pyerrors import PyException
+from .pyfunc6 import FUNCTIONS as F6
+from .pyfunc6 import REQUIRED, bind, call, num
+from .pymodules import EXTRA, Native
+from .pynn import Builtin, new_parameter, uniform
+from .pynnclass import FILES
+
+_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _tuple(v: Any, n: int) -> tuple:
+    if isinstance(v, (list, tuple)):
+        return tuple(int(num(i)) for i in v)
+    return (int(num(v)),) * n
+
+
+def _value_error(text: str):
+    return PyException.error("ValueError", text)
+
+
+class Conv(Builtin):
+    def __init__(self, ev, n: int, g: dict) -> None:
+        super().__init__()
+        self.kind, self.n = f"Conv{n}d", n
+        c_in, c_out = int(num(g["in_channels"])), int(num(g["out_channels"]))
+        groups = int(num(g["groups"]))
+        if groups <= 0:
+            raise _value_error("groups must be a positive integer")
+        if c_in % groups:
+            raise _value_error("in_channels must be divisible by groups")
+        if c_out % groups:
+            raise _value_error("out_channels must be divisible by groups")
+        k = _tuple(g["kernel_size"], n)
+        stride = _tuple(g["stride"], n)
+        dilation = _tuple(g["dilation"], n)
+        padding = g["padding"]
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise _value_error(f"Invalid padding string {padding!r}, should be one of "
+                                   "{'valid', 'same'}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise _value_error("padding='same' is not supported for strided convolutions")
+        else:
+            padding = _tuple(padding, n)
+        mode = g["padding_mode"]
+        if mode not in _MODES:
+            raise _value_error("padding_mode must be one of {'reflect', 'circular', "
+                               f"'replicate', 'zeros'}}, but got padding_mode={mode!r}")
+        s = self.state
+        s["in_channels"], s["out_channels"], s["kernel_size"] = c_in, c_out, k
+        s["stride"], s["padding"], s["dilation"] = stride, padding, dilation
+        s["transposed"], s["output_padding"], s["groups"] = False, (0,) * n, groups
+        s["padding_mode"] = mode
+        s["_reversed_padding_repeated_twice"] = self._reversed()
+        fan_in = c_in // groups * math.prod(k)
+        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+        std = gain / math.sqrt(fan_in) if fan_in else 0.0
+        s["weight"] = new_parameter(uniform(ev, (c_out, c_in // groups, *k), math.sqrt(3.0) * std))
+        if bool(num(g["bias"])):
+            bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+            s["bias"] = new_parameter(uniform(ev, (c_out,), bound))
+        else:
+            s["bias"] = None
+
+    def _reversed(self) -> tuple:
+        s = self.state
+        out: list[int] = []
+        for i in reversed(range(self.n)):
+            if s["padding"] == "same":
+                total = s["dilation"][i] * (s["kernel_size"][i] - 1)
+                out += [total // 2, total - total // 2]
+            elif s["padding"] == "valid":
+                out += [0, 0]
+            else:
+                out += [s["padding"][i]] * 2
+        return tuple(out)
+
+    def extra(self) -> str:
+        s = self.state
+        text = (f"{s['in_channels']}, {s['out_channels']}, kernel_size={s['kernel_size']}, "
+                f"stride={s['stride']}")
+        if s["padding"] != (0,) * self.n:
+            text += f", padding={s['padding']}"
+        if s["dilation"] != (1,) * self.n:
+            text += f", dilation={s['dilation']}"
+        if s["groups"] != 1:
+            text += f", groups={s['groups']}"
+        if s["bias"] is None:
+            text += ", bias=False"
+        if s["padding_mode"] != "zeros":
+            text += f", padding_mode={s['padding_mode']}"
+        return text
+
+    def forward(self, ev, node, args, kw):
+        if len(args) != 1 or kw:
+            raise PyException.error("TypeError", f"{self.kind}.forward() takes 2 positional "
+                                    f"arguments but {len(args) + 1} were given")
+        (x,) = args
+        s = self.state
+        padding = s["padding"]
+        if s["padding_mode"] != "zeros":
+            x = F6["pad"](ev, node, [x, s["_reversed_padding_repeated_twice"]],
+                          {"mode": (s["padding_mode"], node.pos)})
+            padding = (0,) * self.n
+        return call(ev, node, f"conv{self.n}d", x, s["weight"], s["bias"], stride=s["stride"],
+                    padding=padding, dilation=s["dilation"], groups=s["groups"])
+
+
+def _conv(n: int):
+    params = (("in_channels", REQUIRED), ("out_channels", REQUIRED), ("kernel_size", REQUIRED),
+              ("stride", 1), ("padding", 0), ("dilation", 1), ("groups", 1), ("bias", True),
+              ("padding_mode", "zeros"), ("device", None), ("dtype", None))
+
+    def make(ev, node, args, kw):
+        return Conv(ev, n, bind(f"Conv{n}d.__init__", params, list(args), kw))
+    return Native(f"Conv{n}d", make)
+
+
+def _shown(v: Any) -> str:
+    return repr(tuple(v)) if isinstance(v, (list, tuple)) else repr(num(v))
+
+
+class Pool(Builtin):
+    def __init__(self, kind: str, n: int, g: dict) -> None:
+        super().__init__()
+        self.kind, self.n, self.fn = f"{kind}Pool{n}d", n, f"{kind.lower()}_pool{n}d"
+        keys = [k for k in g if k not in ("device", "dtype")]
+        for k in keys:
+            v = g[k]
+            self.state[k] = tuple(num(i) for i in v) if isinstance(v, (list, tuple)) else num(v)
+        if self.state.get("stride") is None:
+            self.state["stride"] = self.state["kernel_size"]
+        if kind == "Avg" and n == 1:  # (AvgPool1d keeps _single(...) of each)
+            for k in ("kernel_size", "stride", "padding"):
+                self.state[k] = _tuple(self.state[k], 1)
+        self.shown = ("kernel_size", "stride", "padding") + \
+            (("dilation", "ceil_mode") if kind == "Max" else ())
+        self.keys = keys
+
+    def extra(self) -> str:
+        return ", ".join(f"{k}={_shown(self.state[k])}" for k in self.shown)
+
+    def forward(self, ev, node, args, kw):
+        if len(args) != 1 or kw:
+            raise PyException.error("TypeError", f"{self.kind}.forward() takes 2 positional "
+                                    f"arguments but {len(args) + 1} were given")
+        given = {k: self.state[k] for k in self.keys if k != "kernel_size"}
+        return call(ev, node, self.fn, args[0], self.state["kernel_size"], **given)
+
+
+def _pool(kind: str, n: int):
+    if kind == "Max":
+        params = (("kernel_size", REQUIRED), ("stride", None), ("padding", 0), ("dilation", 1),
+                  ("return_indices", False), ("ceil_mode", False))
+    else:
+        params = (("kernel_size", REQUIRED), ("stride", None), ("padding", 0),
+                  ("ceil_mode", False), ("count_include_pad", True), ("divisor_override", None))
+
+    def make(ev, node, args, kw):
+        return Pool(kind, n, bind(f"{kind}Pool{n}d.__init__", params, list(args), kw))
+    return Native(f"{kind}Pool{n}d", make)
+
+
+def register() -> None:
+    nn = EXTRA["torch.nn"]
+    for n in (1, 2, 3):
+        nn[f"Conv{n}d"] = _conv(n)
+        nn[f"MaxPool{n}d"] = _pool("Max", n)
+        nn[f"AvgPool{n}d"] = _pool("Avg", n)
+    FILES["conv"] = tuple(f"Conv{n}d" for n in (1, 2, 3))
+    FILES["pooling"] = tuple(f"{k}Pool{n}d" for k in ("Max", "Avg") for n in (1, 2, 3))
+
+
+register()
+
+__all__ = ["Conv", "Pool"]
