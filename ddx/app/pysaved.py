@@ -9,11 +9,14 @@ import numpy as np
 
 from ..engine.reverse import FREED_TEXT
 from ..errors import DdxRuntimeError
+from ..graph.calls_conv import MISSING_BIAS
 from ..graph.tensor import Function, Tensor
+from ..ops.kernels_conv import max_pool_indices
 from .values import Str
 
 # (attribute, kind, argument). kinds: "in" input i saved when any input in ``needs`` requires
-# grad; "result" the output; "kw" a keyword's value (default); "const"; "sizes"/"numel" of input 0
+# grad; "result" the output; "kw" a keyword's value (default); "sizes"/"numel" of input 0; "fn"
+# a function of the node
 _SELF = (("self", "in", (0, (0,))),)
 _RESULT = (("result", "result", None),)
 _BINARY = (("self", "in", (0, (1,))), ("other", "in", (1, (0,))))
@@ -57,7 +60,26 @@ SAVED: dict[str, tuple] = {
     "GeluBackward0": (("approximate", "kw", ("approximate", Str("none"))),) + _SELF,
     "CatBackward0": (("dim", "kw", ("dim", 0)),),
     "CumsumBackward0": (("dim", "kw", ("dim", None)),),
+    "ConvolutionBackward0": (
+        ("bias_sym_sizes_opt", "fn", lambda fn: (0,) if fn.inputs[2] in MISSING_BIAS
+         else tuple(fn.inputs[2].value.shape)),
+        ("dilation", "kw", ("dilation", None)), ("groups", "kw", ("groups", 1)),
+        ("input", "in", (0, (0, 1, 2))),
+        ("output_padding", "fn", lambda fn: (0,) * len(fn.kw["stride"])),
+        ("padding", "kw", ("padding", None)), ("stride", "kw", ("stride", None)),
+        ("transposed", "fn", lambda fn: False), ("weight", "in", (1, (0, 1, 2)))),
 }
+_POOL = (("ceil_mode", "kw", ("ceil_mode", False)), ("kernel_size", "kw", ("kernel_size", None)),
+         ("padding", "kw", ("padding", None)), ("self", "in", (0, (0,))),
+         ("stride", "kw", ("stride", ())))
+for _n in ("2D", "3D"):
+    SAVED[f"MaxPool{_n}WithIndicesBackward0"] = _POOL + (
+        ("dilation", "kw", ("dilation", None)),
+        ("result1", "fn", lambda fn: Tensor(max_pool_indices(
+            fn.inputs[0].value, len(fn.kw["kernel_size"]), **fn.kw)[1])))
+    SAVED[f"AvgPool{_n}Backward0"] = _POOL + (
+        ("count_include_pad", "kw", ("count_include_pad", True)),
+        ("divisor_override", "kw", ("divisor_override", None)))
 for _name in ("Log", "Sin", "Cos", "Abs", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Log1P",
               "Erf", "Log2", "Log10", "Asinh", "Acosh", "Atanh", "Lgamma", "Digamma", "Sgn",
               "Sign", "Trunc", "Floor", "Ceil", "Round", "Erfc"):
@@ -108,6 +130,8 @@ def saved(fn: Function, name: str):
         if kind in ("sizes", "sizes1"):
             t = fn.inputs[1 if kind == "sizes1" else 0]
             return tuple(int(n) for n in t.value.shape)
+        if kind == "fn":
+            return arg(fn)
         if kind == "numel":
             return int(fn.inputs[0].value.size)
     return NotImplemented

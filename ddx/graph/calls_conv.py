@@ -9,18 +9,21 @@ pools take one or more leading dimensions as they come."""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
 from ..errors import DdxShapeError
 from ..lang.tree import Ast
-from ..ops.kernels_conv import max_pool_indices, pool_size
+from ..ops.kernels_conv import max_pool_indices, pool_geometry
 from .args import Evaluating, bind, truth_arg
 from .calls_shape import fail, int_of, tensor_arg
 from .tensor import Tensor
 from .values import weak
 
+# the zero tensors that stand for a bias not given (grad_fn._saved_bias_sym_sizes_opt is (0,))
+MISSING_BIAS: weakref.WeakSet = weakref.WeakSet()
 _SAME_WARNING = ("Using padding='same' with even kernel lengths and odd dilation may require a "
                  "zero-padded copy of the input be created")
 
@@ -160,7 +163,11 @@ def conv(n: int):
             raise fail(node, f"Input type ({_c_name(x)}) and bias type ({_c_name(b)}) should be "
                              "the same")
         _check_conv(node, x, w, b, stride, padding, dilation, groups)
-        bias = b if b is not None else Tensor(np.zeros(w.shape[0], w.value.dtype))
+        if b is None:
+            bias = Tensor(np.zeros(w.shape[0], w.value.dtype))
+            MISSING_BIAS.add(bias)
+        else:
+            bias = b
         y = ev.op("convolution", node, [x, w, bias], {"stride": stride, "padding": padding,
                                                       "dilation": dilation, "groups": groups})
         return y if batched else ev.functions["squeeze"](ev, node, [y, weak(0)], {})
@@ -186,12 +193,13 @@ def _pool_args(ev, node, name: str, n: int, given: dict, dilated: bool) -> dict:
     k = _pool_param(ev, node, name, n, given["kernel_size"], "kernel_size", False)
     stride = given.get("stride")
     empty = stride is None or isinstance(stride, (tuple, list)) and not stride
-    stride = k if empty else _pool_param(ev, node, name, n, stride, "stride", True)
+    # (an omitted stride stays (), as PyTorch saves it: the kernels take the kernel size)
+    stride = () if empty else _pool_param(ev, node, name, n, stride, "stride", True)
     pad = _pool_param(ev, node, name, n, given.get("padding", 0), "padding", False)
     dilation = _pool_param(ev, node, name, n, given.get("dilation", 1), "dilation", False) \
         if dilated else (1,) * n
     ceil = truth_arg(node, "ceil_mode", given.get("ceil_mode", False))
-    if any(s == 0 for s in stride):
+    if any(s == 0 for s in stride or k):
         raise fail(node, "stride should not be zero")
     if any(i <= 0 for i in k):
         raise fail(node, "kernel size should be greater than zero, but got " +
@@ -211,9 +219,7 @@ def _pool_args(ev, node, name: str, n: int, given: dict, dilated: bool) -> dict:
 
 
 def _check_size(node, shape: tuple, kw: dict, n: int) -> None:
-    dilation = kw.get("dilation", (1,) * n)
-    out = [pool_size(shape[-n + i], kw["kernel_size"][i], kw["stride"][i], kw["padding"][i],
-                     dilation[i], kw["ceil_mode"]) for i in range(n)]
+    out = pool_geometry(shape, kw, n)[-1]
     if any(o < 1 for o in out):
         lead = shape[-n - 1] if len(shape) > n else 1
         raise fail(node, f"Given input size: ({'x'.join(map(str, (lead, *shape[-n:])))}). "
@@ -260,6 +266,7 @@ def pool(kind: str, n: int):
                     raise fail(node, "divisor must be not zero")
             params["divisor_override"] = override
         if n == 1:  # (ATen: the 2-d pool of x.unsqueeze(-2), squeezed after)
+            params["stride"] = params["stride"] or params["kernel_size"]
             params = {k: (v if type(v) is not tuple else (1 if k != "padding" else 0, *v))
                       for k, v in params.items()}
             x = ev.functions["unsqueeze"](ev, node, [x, weak(-2)], {})
@@ -276,6 +283,8 @@ def pool(kind: str, n: int):
         return y if indices is None else (y, indices)
     return call
 
+
+__all__ = ["MISSING_BIAS", "NAMED", "NAMED_SPACES", "conv", "pool"]
 
 NAMED: dict = {f"conv{n}d": conv(n) for n in (1, 2, 3)}
 NAMED.update({f"{kind}_pool{n}d": pool(kind, n) for kind in ("max", "avg") for n in (1, 2, 3)})

@@ -53,7 +53,7 @@ op("convolution", "ConvolutionBackward0", convolve, conv_vjp_input, conv_vjp_wei
 
 def _pool_tail(args, t) -> str:
     kw = t.kw
-    return (f"{args[0]}, {tuple(kw['kernel_size'])}, {tuple(kw['stride'])}, "
+    return (f"{args[0]}, {tuple(kw['kernel_size'])}, {tuple(kw['stride'] or ())}, "
             f"{tuple(kw['padding'])}")
 
 
@@ -74,12 +74,11 @@ def _jax_window(args, t, init: str, fn: str) -> str:
     kw = t.kw
     lead = t.inputs[0].value.ndim - len(kw["kernel_size"])
     one = (1,) * lead
-    dilation = tuple(kw.get("dilation", (1,) * len(kw["kernel_size"])))
     shape = t.inputs[0].value.shape
+    k, stride, _, dilation, _ = pool_geometry(shape, kw, len(kw["kernel_size"]))
     pads = [(0, 0)] * lead + pool_pads(shape, len(kw["kernel_size"]), kw)
-    return (f"jax.lax.reduce_window({args[0]}, {init}, {fn}, "
-            f"{one + tuple(kw['kernel_size'])}, {one + tuple(kw['stride'])}, {pads}, "
-            f"window_dilation={one + dilation})")
+    return (f"jax.lax.reduce_window({args[0]}, {init}, {fn}, {one + k}, {one + stride}, "
+            f"{pads}, window_dilation={one + dilation})")
 
 
 def _jax_max(args, t, lib) -> str:

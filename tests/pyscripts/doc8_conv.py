@@ -80,3 +80,13 @@ for mode in ('reflect', 'replicate', 'circular'):
 
 # integer tensors convolve too
 print(F.conv2d(torch.ones(1, 1, 3, 3, dtype=torch.int64), torch.ones(1, 1, 2, 2, dtype=torch.int64)))
+
+# what the nodes save
+x = torch.randn(1, 2, 5, 5, requires_grad=True)
+w = torch.randn(3, 2, 2, 2)
+y = F.conv2d(x, w, stride=2, padding=1)
+g = y.grad_fn
+print(g._saved_bias_sym_sizes_opt, g._saved_dilation, g._saved_groups, g._saved_input.shape,
+      g._saved_output_padding, g._saved_padding, g._saved_stride, g._saved_transposed,
+      g._saved_weight.shape)
+print(F.conv1d(x[:, :, 0], w[:, :, 0], torch.zeros(3)).grad_fn._saved_bias_sym_sizes_opt)

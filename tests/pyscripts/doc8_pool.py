@@ -72,3 +72,17 @@ print(F.max_pool1d(n, 2), F.max_pool1d(n, 2, return_indices=True)[1])
 d = torch.randn(1, 5, 5, dtype=torch.float64, requires_grad=True)
 F.avg_pool2d(d, 3, stride=1, padding=1).sum().backward()
 print(d.grad)
+
+# what the nodes save
+x = torch.randn(1, 2, 5, 5, requires_grad=True)
+for y in (F.max_pool2d(x, 2), F.max_pool2d(x, 3, 1, 1, 2, True), F.avg_pool2d(x, 2),
+          F.avg_pool2d(x, 3, 2, 1, True, False, 4), F.avg_pool1d(x[0], 2), F.max_pool1d(x[0], 2)):
+    g = y.grad_fn
+    if g.name() == "SqueezeBackward1":
+        g = g.next_functions[0][0]
+    print(g.name(), g._saved_ceil_mode, g._saved_kernel_size, g._saved_padding, g._saved_stride,
+          g._saved_self.shape)
+    if g.name().startswith("Max"):
+        print(g._saved_dilation, g._saved_result1)
+    else:
+        print(g._saved_count_include_pad, g._saved_divisor_override)
