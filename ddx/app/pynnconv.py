@@ -1,4 +1,4 @@
-"""torch.nn's Conv1d/2d/3d, MaxPool1d/2d/3d and AvgPool1d/2d/3d over the F.* callers of
+"""torch.nn's Conv1d/2d/3d, ConvTranspose1d/2d/3d, MaxPool1d/2d/3d and AvgPool1d/2d/3d over the F.* callers of
 ddx/graph/calls_conv.py, printed as PyTorch prints them (_ConvNd.extra_repr and the pools'),
 their parameters made as _ConvNd.reset_parameters makes them: the weight by
 kaiming_uniform_(a=sqrt(5)), then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), drawn
@@ -31,9 +31,9 @@ def _value_error(text: str):
 
 
 class Conv(Builtin):
-    def __init__(self, ev, n: int, g: dict) -> None:
+    def __init__(self, ev, n: int, g: dict, transposed: bool = False) -> None:
         super().__init__()
-        self.kind, self.n = f"Conv{n}d", n
+        self.kind, self.n = f"ConvTranspose{n}d" if transposed else f"Conv{n}d", n
         c_in, c_out = int(num(g["in_channels"])), int(num(g["out_channels"]))
         groups = int(num(g["groups"]))
         if groups <= 0:
@@ -55,19 +55,23 @@ class Conv(Builtin):
         else:
             padding = _tuple(padding, n)
         mode = g["padding_mode"]
+        if transposed and mode != "zeros":
+            raise _value_error(f'Only "zeros" padding mode is supported for {self.kind}')
         if mode not in _MODES:
             raise _value_error("padding_mode must be one of {'reflect', 'circular', "
                                f"'replicate', 'zeros'}}, but got padding_mode={mode!r}")
         s = self.state
         s["in_channels"], s["out_channels"], s["kernel_size"] = c_in, c_out, k
         s["stride"], s["padding"], s["dilation"] = stride, padding, dilation
-        s["transposed"], s["output_padding"], s["groups"] = False, (0,) * n, groups
+        output_padding = _tuple(g.get("output_padding", 0), n)
+        s["transposed"], s["output_padding"], s["groups"] = transposed, output_padding, groups
         s["padding_mode"] = mode
         s["_reversed_padding_repeated_twice"] = self._reversed()
-        fan_in = c_in // groups * math.prod(k)
+        shape = (c_in, c_out // groups, *k) if transposed else (c_out, c_in // groups, *k)
+        fan_in = shape[1] * math.prod(k)  # (init._calculate_fan_in_and_fan_out of the weight)
         gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
         std = gain / math.sqrt(fan_in) if fan_in else 0.0
-        s["weight"] = new_parameter(uniform(ev, (c_out, c_in // groups, *k), math.sqrt(3.0) * std))
+        s["weight"] = new_parameter(uniform(ev, shape, math.sqrt(3.0) * std))
         if bool(num(g["bias"])):
             bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
             s["bias"] = new_parameter(uniform(ev, (c_out,), bound))
@@ -95,6 +99,8 @@ class Conv(Builtin):
             text += f", padding={s['padding']}"
         if s["dilation"] != (1,) * self.n:
             text += f", dilation={s['dilation']}"
+        if s["output_padding"] != (0,) * self.n:
+            text += f", output_padding={s['output_padding']}"
         if s["groups"] != 1:
             text += f", groups={s['groups']}"
         if s["bias"] is None:
@@ -104,11 +110,13 @@ class Conv(Builtin):
         return text
 
     def forward(self, ev, node, args, kw):
+        s = self.state
+        if s["transposed"]:
+            return self._transposed(ev, node, args, kw)
         if len(args) != 1 or kw:
             raise PyException.error("TypeError", f"{self.kind}.forward() takes 2 positional "
                                     f"arguments but {len(args) + 1} were given")
         (x,) = args
-        s = self.state
         padding = s["padding"]
         if s["padding_mode"] != "zeros":
             x = F6["pad"](ev, node, [x, s["_reversed_padding_repeated_twice"]],
@@ -118,14 +126,36 @@ class Conv(Builtin):
                     padding=padding, dilation=s["dilation"], groups=s["groups"])
 
 
-def _conv(n: int):
+    def _transposed(self, ev, node, args, kw):
+        """ConvTranspose's forward(input, output_size=None): output_size picks the
+        output_padding (_output_padding's arithmetic)."""
+        g = bind(f"{self.kind}.forward", (("input", REQUIRED), ("output_size", None)),
+                 list(args), kw)
+        s = self.state
+        output_padding = s["output_padding"]
+        if g["output_size"] is not None:
+            size = [int(num(v)) for v in g["output_size"]][-self.n:]
+            x = g["input"]
+            output_padding = tuple(
+                size[i] - ((x.shape[-self.n + i] - 1) * s["stride"][i] - 2 * s["padding"][i] +
+                           s["dilation"][i] * (s["kernel_size"][i] - 1) + 1)
+                for i in range(self.n))
+        return call(ev, node, f"conv_transpose{self.n}d", g["input"], s["weight"], s["bias"],
+                    stride=s["stride"], padding=s["padding"], output_padding=output_padding,
+                    groups=s["groups"], dilation=s["dilation"])
+
+
+def _conv(n: int, transposed: bool = False):
+    kind = f"ConvTranspose{n}d" if transposed else f"Conv{n}d"
     params = (("in_channels", REQUIRED), ("out_channels", REQUIRED), ("kernel_size", REQUIRED),
-              ("stride", 1), ("padding", 0), ("dilation", 1), ("groups", 1), ("bias", True),
-              ("padding_mode", "zeros"), ("device", None), ("dtype", None))
+              ("stride", 1), ("padding", 0)) + \
+        ((("output_padding", 0), ("groups", 1), ("bias", True), ("dilation", 1))
+         if transposed else (("dilation", 1), ("groups", 1), ("bias", True))) + \
+        (("padding_mode", "zeros"), ("device", None), ("dtype", None))
 
     def make(ev, node, args, kw):
-        return Conv(ev, n, bind(f"Conv{n}d.__init__", params, list(args), kw))
-    return Native(f"Conv{n}d", make)
+        return Conv(ev, n, bind(f"{kind}.__init__", params, list(args), kw), transposed)
+    return Native(kind, make)
 
 
 def _shown(v: Any) -> str:
@@ -177,9 +207,10 @@ def register() -> None:
     nn = EXTRA["torch.nn"]
     for n in (1, 2, 3):
         nn[f"Conv{n}d"] = _conv(n)
+        nn[f"ConvTranspose{n}d"] = _conv(n, True)
         nn[f"MaxPool{n}d"] = _pool("Max", n)
         nn[f"AvgPool{n}d"] = _pool("Avg", n)
-    FILES["conv"] = tuple(f"Conv{n}d" for n in (1, 2, 3))
+    FILES["conv"] = tuple(f"Conv{k}{n}d" for k in ("", "Transpose") for n in (1, 2, 3))
     FILES["pooling"] = tuple(f"{k}Pool{n}d" for k in ("Max", "Avg") for n in (1, 2, 3))
 
 

@@ -65,9 +65,10 @@ SAVED: dict[str, tuple] = {
          else tuple(fn.inputs[2].value.shape)),
         ("dilation", "kw", ("dilation", None)), ("groups", "kw", ("groups", 1)),
         ("input", "in", (0, (0, 1, 2))),
-        ("output_padding", "fn", lambda fn: (0,) * len(fn.kw["stride"])),
+        ("output_padding", "fn", lambda fn: fn.kw.get("output_padding",
+                                                      (0,) * len(fn.kw["stride"]))),
         ("padding", "kw", ("padding", None)), ("stride", "kw", ("stride", None)),
-        ("transposed", "fn", lambda fn: False), ("weight", "in", (1, (0, 1, 2)))),
+        ("transposed", "fn", lambda fn: fn.op.name == "conv_transpose"), ("weight", "in", (1, (0, 1, 2)))),
 }
 _POOL = (("ceil_mode", "kw", ("ceil_mode", False)), ("kernel_size", "kw", ("kernel_size", None)),
          ("padding", "kw", ("padding", None)), ("self", "in", (0, (0,))),

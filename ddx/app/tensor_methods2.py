@@ -115,6 +115,7 @@ def _close(ev, node, a, b, kw) -> np.ndarray:
         raise DdxTypeError("isclose(): argument 'other' must be Tensor")
     if a.value.dtype != b.value.dtype:
         raise DdxTypeError(f"{a.value.dtype.name} did not match {b.value.dtype.name}")
+    ev.check_broadcast(node, a, b)  # (PyTorch's words for shapes that do not broadcast)
     return np.isclose(a.value, b.value, rtol=number("rtol", 1e-05), atol=number("atol", 1e-08),
                       equal_nan=bool(number("equal_nan", False)))
 

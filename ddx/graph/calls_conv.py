@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import DdxShapeError
 from ..lang.tree import Ast
-from ..ops.kernels_conv import max_pool_indices, pool_geometry
+from ..ops.kernels_conv import max_pool_indices, pool_geometry, transposed_shape
 from .args import Evaluating, bind, truth_arg
 from .calls_shape import fail, int_of, tensor_arg
 from .tensor import Tensor
@@ -85,7 +85,7 @@ def _same_padding(ev, node, x: Tensor, w_shape: tuple, stride, dilation) -> tupl
 
 
 def _check_conv(node, x: Tensor, w: Tensor, b: Tensor | None, stride, padding, dilation,
-                groups: int) -> None:
+                groups: int, transposed: bool = False) -> None:
     ws, xs = w.shape, x.shape
     k = len(ws) - 2
     if groups <= 0:
@@ -106,6 +106,16 @@ def _check_conv(node, x: Tensor, w: Tensor, b: Tensor | None, stride, padding, d
     if ws[0] % groups:
         raise fail(node, f"Given groups={groups}, expected weight to be divisible by {groups} "
                          f"at dimension 0, but got weight of size [{_size(ws)}] instead")
+    if transposed:
+        if xs[1] != ws[0]:
+            raise fail(node, f"Given transposed=1, weight of size {_size(ws)}, expected "
+                             f"input{_size(xs)} to have {ws[0]} channels, but got {xs[1]} "
+                             "channels instead")
+        if b is not None and (b.value.ndim != 1 or b.shape[0] != ws[1] * groups):
+            raise fail(node, f"Given transposed=1, weight of size {_size(ws)}, expected bias to "
+                             f"be 1-dimensional with {ws[1] * groups} elements, but got bias of "
+                             f"size {_size(b.shape)} instead")
+        return
     if xs[1] != ws[1] * groups:
         raise fail(node, f"Given groups={groups}, weight of size {_size(ws)}, expected "
                          f"input{_size(xs)} to have {ws[1] * groups} channels, but got {xs[1]} "
@@ -170,6 +180,58 @@ def conv(n: int):
             bias = b
         y = ev.op("convolution", node, [x, w, bias], {"stride": stride, "padding": padding,
                                                       "dilation": dilation, "groups": groups})
+        return y if batched else ev.functions["squeeze"](ev, node, [y, weak(0)], {})
+    return call
+
+
+def _dims_text(values, names: tuple, what: str) -> str:
+    return " ".join(f"{what}_{name}: {v}" for name, v in zip(names, values))
+
+
+def conv_transpose(n: int):
+    name = f"conv_transpose{n}d"
+    axes = ("height", "width") if n == 2 else ("width",) if n == 1 else \
+        ("depth", "height", "width")
+
+    def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+        given = bind(node, args, kw, ("input", "weight", "bias", "stride", "padding",
+                                      "output_padding", "groups", "dilation"), required=2)
+        x = tensor_arg(ev, node, given["input"])
+        w = tensor_arg(ev, node, given["weight"])
+        b = given.get("bias")
+        b = None if b is None else tensor_arg(ev, node, b)
+        batched = _conv_input(ev, node, name, n, x)
+        if not batched:
+            x = ev.functions["unsqueeze"](ev, node, [x, weak(0)], {})
+        k = w.value.ndim - 2
+        stride = _expand(node, _ints(ev, node, given.get("stride", 1)), "stride", k)
+        padding = _expand(node, _ints(ev, node, given.get("padding", 0)), "padding", k)
+        output_padding = _expand(node, _ints(ev, node, given.get("output_padding", 0)),
+                                 "output_padding", k)
+        dilation = _expand(node, _ints(ev, node, given.get("dilation", 1)), "dilation", k)
+        groups = int_of(ev, node, given.get("groups", 1))
+        if x.value.dtype != w.value.dtype:
+            raise fail(node, f"expected scalar type {_kind(x)} but found {_kind(w)}")
+        _check_conv(node, x, w, b, stride, padding, dilation, groups, transposed=True)
+        if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+            raise fail(node, "output padding must be smaller than either stride or dilation, "
+                             f"but got {_dims_text(output_padding, axes, 'output_padding')} "
+                             f"{_dims_text(stride, axes, 'stride')} "
+                             f"{_dims_text(dilation, axes, 'dilation')}")
+        shape = transposed_shape(x.shape, w.shape, stride, padding, output_padding, dilation,
+                                 groups)
+        if any(s < 1 for s in shape[2:]):
+            raise fail(node, f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))})"
+                             f". Calculated output size per channel: "
+                             f"({' x '.join(map(str, shape[2:]))}). Output size is too small")
+        if b is None:
+            bias = Tensor(np.zeros(w.shape[1] * groups, w.value.dtype))
+            MISSING_BIAS.add(bias)
+        else:
+            bias = b
+        y = ev.op("conv_transpose", node, [x, w, bias],
+                  {"stride": stride, "padding": padding, "output_padding": output_padding,
+                   "dilation": dilation, "groups": groups})
         return y if batched else ev.functions["squeeze"](ev, node, [y, weak(0)], {})
     return call
 
@@ -284,9 +346,10 @@ def pool(kind: str, n: int):
     return call
 
 
-__all__ = ["MISSING_BIAS", "NAMED", "NAMED_SPACES", "conv", "pool"]
+__all__ = ["MISSING_BIAS", "NAMED", "NAMED_SPACES", "conv", "conv_transpose", "pool"]
 
 NAMED: dict = {f"conv{n}d": conv(n) for n in (1, 2, 3)}
+NAMED.update({f"conv_transpose{n}d": conv_transpose(n) for n in (1, 2, 3)})
 NAMED.update({f"{kind}_pool{n}d": pool(kind, n) for kind in ("max", "avg") for n in (1, 2, 3)})
 NAMED_SPACES: dict = {name: ("torch", "F") for name in NAMED}
 NAMED_SPACES["avg_pool2d"] = NAMED_SPACES["avg_pool3d"] = ("F",)

@@ -63,10 +63,13 @@ def _reads(offset: tuple, k: tuple, out: tuple, stride: tuple, dilation: tuple) 
                  for i in range(len(k)))
 
 
-def _columns(x: np.ndarray, w_shape: tuple, stride, padding, dilation, groups) -> np.ndarray:
+def _columns(x: np.ndarray, w_shape: tuple, stride, padding, dilation, groups,
+             out: tuple | None = None) -> np.ndarray:
     """im2col: (N, G, Cg * prod(k), L), L the output positions in order, filled one window
-    offset at a time (each a strided slice of the padded input)."""
-    n, k, out = _geometry(x.shape, w_shape, stride, padding, dilation)
+    offset at a time (each a strided slice of the padded input); ``out``: the first windows
+    only (a transposed convolution's gradients, where output_padding left more input)."""
+    n, k, whole = _geometry(x.shape, w_shape, stride, padding, dilation)
+    out = whole if out is None else out
     xp = _padded(x, n, padding)
     N, C = x.shape[:2]
     cols = np.empty((N, C, math.prod(k), *out), x.dtype)
@@ -75,13 +78,15 @@ def _columns(x: np.ndarray, w_shape: tuple, stride, padding, dilation, groups) -
     return cols.reshape(N, groups, (C // groups) * math.prod(k), math.prod(out))
 
 
-def convolve(x, w, b=None, *, stride=(1,), padding=(0,), dilation=(1,), groups=1):
-    """ATen's convolution (not transposed) of x (N, C, *S) with w (O, C/groups, *k), plus b."""
+def convolve(x, w, b=None, *, stride=(1,), padding=(0,), dilation=(1,), groups=1, out=None):
+    """ATen's convolution (not transposed) of x (N, C, *S) with w (O, C/groups, *k), plus b
+    (``out``: the first windows only, see _columns)."""
     x, w = np.asarray(x), np.asarray(w)
     stride, padding, dilation = _t(stride), _t(padding), _t(dilation)
-    n, k, out = _geometry(x.shape, w.shape, stride, padding, dilation)
+    n = w.ndim - 2
+    out = _geometry(x.shape, w.shape, stride, padding, dilation)[2] if out is None else out
     N, C_out, G = x.shape[0], w.shape[0], groups
-    cols = _columns(x, w.shape, stride, padding, dilation, G)  # N, G, CgK, L
+    cols = _columns(x, w.shape, stride, padding, dilation, G, out)  # N, G, CgK, L
     y = np.matmul(w.reshape(G, C_out // G, -1), cols).reshape(N, C_out, *out)
     if b is not None:
         y = y + np.asarray(b).reshape(C_out, *(1,) * n)
@@ -90,8 +95,9 @@ def convolve(x, w, b=None, *, stride=(1,), padding=(0,), dilation=(1,), groups=1
 
 def _grad_input(g, w, x_shape: tuple, stride, padding, dilation, groups):
     g, w = np.asarray(g), np.asarray(w)
-    n, k, out = _geometry(x_shape, w.shape, stride, padding, dilation)
-    N, C = x_shape[:2]
+    n, k = len(w.shape) - 2, tuple(w.shape[2:])
+    out = tuple(g.shape[2:])  # (a transposed convolution's output_padding: the input may be
+    N, C = x_shape[:2]        # longer than the windows reach; its end gets nothing)
     C_out, G = w.shape[0], groups
     wm = w.reshape(G, C_out // G, -1)
     cols = np.matmul(np.swapaxes(wm, -1, -2), g.reshape(N, G, C_out // G, -1))  # N, G, CgK, L
@@ -107,7 +113,7 @@ def _grad_input(g, w, x_shape: tuple, stride, padding, dilation, groups):
 def _grad_weight(g, x, w_shape: tuple, stride, padding, dilation, groups):
     g, x = np.asarray(g), np.asarray(x)
     N, C_out, G = g.shape[0], w_shape[0], groups
-    cols = _columns(x, w_shape, stride, padding, dilation, G)  # N, G, CgK, L
+    cols = _columns(x, w_shape, stride, padding, dilation, G, tuple(g.shape[2:]))
     gm = g.reshape(N, G, C_out // G, -1)  # N, G, Og, L
     gw = np.matmul(gm, np.swapaxes(cols, -1, -2))  # N, G, Og, CgK
     return (gw[0] if N == 1 else gw.sum(axis=0)).reshape(w_shape)
@@ -141,6 +147,67 @@ def conv_jvp(ts, o, x, w, b, **kw):
         parts.append(convolve(tx, w, **kw))
     if tw is not None:
         parts.append(convolve(x, tw, **kw))
+    if tb is not None:
+        parts.append(np.broadcast_to(np.reshape(tb, (-1, *(1,) * (np.ndim(o) - 2))),
+                                     np.shape(o)))
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+# --- transposed convolution: the adjoint of convolve in its input --------------------------
+
+def transposed_shape(x_shape: tuple, w_shape: tuple, stride, padding, output_padding,
+                     dilation, groups) -> tuple:
+    """The output's shape: (N, w.shape[1] * groups, (in - 1) * s - 2p + d (k - 1) + op + 1)."""
+    n = len(w_shape) - 2
+    return (x_shape[0], w_shape[1] * groups,
+            *((x_shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] *
+              (w_shape[2 + i] - 1) + output_padding[i] + 1 for i in range(n)))
+
+
+def _transposed_kw(kw: dict) -> tuple:
+    n = len(kw.get("stride", (1,)))
+    return (*_conv_kw(kw), _t(kw.get("output_padding", (0,) * n)))
+
+
+def convolve_transposed(x, w, b=None, *, stride=(1,), padding=(0,), output_padding=(0,),
+                        dilation=(1,), groups=1):
+    """ATen's transposed convolution of x (N, C, *S) with w (C, O/groups, *k), plus b: the
+    gradient a convolution with w sends to its input."""
+    x, w = np.asarray(x), np.asarray(w)
+    stride, padding, dilation = _t(stride), _t(padding), _t(dilation)
+    shape = transposed_shape(x.shape, w.shape, stride, padding, _t(output_padding), dilation,
+                             groups)
+    y = _grad_input(x, w, shape, stride, padding, dilation, groups)
+    if b is not None:
+        y = y + np.asarray(b).reshape(-1, *(1,) * (len(shape) - 2))
+    return y
+
+
+def transposed_vjp_input(g, o, x, w, b, **kw):
+    stride, padding, dilation, groups, _ = _transposed_kw(kw)
+    out = tuple(np.shape(x)[2:])
+    return bilinear_parts(lambda gg, ww: convolve(gg, ww, stride=stride, padding=padding,
+                                                  dilation=dilation, groups=groups, out=out),
+                          g, w)
+
+
+def transposed_vjp_weight(g, o, x, w, b, **kw):
+    stride, padding, dilation, groups, _ = _transposed_kw(kw)
+    shape = np.shape(w)
+    return bilinear_parts(lambda xx, gg: _grad_weight(xx, gg, shape, stride, padding, dilation,
+                                                      groups), x, g)
+
+
+def transposed_jvp(ts, o, x, w, b, **kw):
+    tx, tw, tb = ts
+    parts = []
+    if tx is not None:
+        parts.append(convolve_transposed(tx, w, **kw))
+    if tw is not None:
+        parts.append(convolve_transposed(x, tw, **kw))
     if tb is not None:
         parts.append(np.broadcast_to(np.reshape(tb, (-1, *(1,) * (np.ndim(o) - 2))),
                                      np.shape(o)))

@@ -14,12 +14,16 @@ from .kernels_conv import (
     conv_vjp_input,
     conv_vjp_weight,
     convolve,
+    convolve_transposed,
     divisors,
     max_pool,
     max_pool_jvp,
     max_pool_vjp,
     pool_geometry,
     pool_pads,
+    transposed_jvp,
+    transposed_vjp_input,
+    transposed_vjp_weight,
 )
 from .table import op
 
@@ -49,6 +53,40 @@ op("convolution", "ConvolutionBackward0", convolve, conv_vjp_input, conv_vjp_wei
    conv_vjp_bias, jvp=conv_jvp, elementwise=False, reads="i", shown="conv", symbol="conv",
    emit={"torch": _torch_conv, "jax": _jax_conv},
    example=("conv2d(x, y, y[:, 0, 0, 0], 2, 1)", {"x": (1, 2, 5, 4), "y": (3, 2, 2, 2)}))
+
+
+def _torch_transposed(args, t, lib) -> str:
+    kw = t.kw
+    return (f"torch.nn.functional.conv_transpose{len(kw['stride'])}d({args[0]}, {args[1]}, "
+            f"{args[2]}, {tuple(kw['stride'])}, {tuple(kw['padding'])}, "
+            f"{tuple(kw['output_padding'])}, {kw['groups']}, {tuple(kw['dilation'])})")
+
+
+def _jax_transposed(args, t, lib) -> str:
+    """The gradient of a convolution as JAX writes it: conv_general_dilated with the input
+    dilated by the stride, the kernel flipped and its in/out channels swapped per group."""
+    kw = t.kw
+    w = t.inputs[1].value
+    n, g = w.ndim - 2, kw["groups"]
+    pads = [(kw["dilation"][i] * (w.shape[2 + i] - 1) - kw["padding"][i],
+             kw["dilation"][i] * (w.shape[2 + i] - 1) - kw["padding"][i] +
+             kw["output_padding"][i]) for i in range(n)]
+    c_in, c_out = w.shape[0], w.shape[1]
+    flip = f"jnp.flip({args[1]}, axis={tuple(range(2, 2 + n))})"
+    # (C_in, C_out/g, k) -> (g, C_in/g, C_out/g, k) -> (g, C_out/g, C_in/g, k) -> (C_out, C_in/g, k)
+    rhs = (f"jnp.reshape(jnp.swapaxes(jnp.reshape({flip}, ({g}, {c_in // g}, {c_out}) + "
+           f"{tuple(w.shape[2:])}), 1, 2), ({g * c_out}, {c_in // g}) + {tuple(w.shape[2:])})")
+    return (f"(jax.lax.conv_general_dilated({args[0]}, {rhs}, {(1,) * n}, {pads}, "
+            f"lhs_dilation={tuple(kw['stride'])}, rhs_dilation={tuple(kw['dilation'])}, "
+            f"feature_group_count={g}) + jnp.reshape({args[2]}, (-1,{' 1,' * n})))")
+
+
+op("conv_transpose", "ConvolutionBackward0", convolve_transposed, transposed_vjp_input,
+   transposed_vjp_weight, conv_vjp_bias, jvp=transposed_jvp, elementwise=False, reads="i",
+   shown="conv_transpose", symbol="conv_transpose",
+   emit={"torch": _torch_transposed, "jax": _jax_transposed},
+   example=("conv_transpose2d(x, y, y[0, :, 0, 0], 2, 1, 1)",
+            {"x": (1, 2, 3, 3), "y": (2, 3, 2, 2)}))
 
 
 def _pool_tail(args, t) -> str:

@@ -5,6 +5,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 torch.manual_seed(0)
 
+
+def edges(fn):
+    """next_functions by name (an object's address differs from run to run)."""
+    return [(None if f is None else f.name(), i) for f, i in fn.next_functions]
+
 # F.conv1d's example
 filters = torch.randn(33, 16, 3)
 inputs = torch.randn(20, 16, 50)
@@ -37,24 +42,25 @@ x = torch.randn(2, 3, 6, 5, dtype=torch.float64, requires_grad=True)
 w = torch.randn(4, 3, 3, 2, dtype=torch.float64, requires_grad=True)
 b = torch.randn(4, dtype=torch.float64, requires_grad=True)
 y = F.conv2d(x, w, b, stride=(2, 1), padding=(1, 0), dilation=(1, 2))
-print(y.shape, y.grad_fn, y.grad_fn.next_functions)
+print(y.shape, y.grad_fn.name(), edges(y.grad_fn))
 y.pow(2).sum().backward()
 print(x.grad[1, 2])
 print(w.grad[3])
 print(b.grad)
 z = F.conv2d(x, w)
-print(z.grad_fn.next_functions)
+print(edges(z.grad_fn))
 
 # groups, unbatched input, padding='same' (odd and even kernels)
 x = torch.randn(4, 7, 7, dtype=torch.float64, requires_grad=True)
 w = torch.randn(6, 2, 3, 3, dtype=torch.float64, requires_grad=True)
 y = F.conv2d(x, w, groups=2, padding='same')
-print(y.shape, y.grad_fn, y.grad_fn.next_functions[0][0])
+print(y.shape, y.grad_fn.name(), y.grad_fn.next_functions[0][0].name())
 y.sum().backward()
 print(x.grad[3])
 w2 = torch.randn(6, 4, 2, 2, dtype=torch.float64)
-y = F.conv2d(x, w2, padding='same')
-print(y.shape, y.grad_fn.next_functions[0][0], y.grad_fn.next_functions[0][0].next_functions[0][0])
+y = F.conv2d(x, w2, padding=1)
+print(y.shape, y.grad_fn.next_functions[0][0].name(),
+      y.grad_fn.next_functions[0][0].next_functions[0][0].name())
 print(torch.conv2d(x.unsqueeze(0), w2).shape, torch.conv1d(x[0], torch.randn(2, 7, 3, dtype=torch.float64)).shape)
 
 # a module's parameters, drawn as PyTorch draws them

@@ -5,6 +5,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 torch.manual_seed(0)
 
+
+def edges(fn):
+    """next_functions by name (an object's address differs from run to run)."""
+    return [(None if f is None else f.name(), i) for f, i in fn.next_functions]
+
 # nn.MaxPool2d's examples
 m = nn.MaxPool2d(3, stride=2)
 print(m)
@@ -23,7 +28,7 @@ print(nn.AvgPool1d(3, stride=2)(input))
 x = torch.randn(2, 3, 7, 6, requires_grad=True)
 y = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)
 print(y)
-print(y.grad_fn, y.grad_fn.next_functions)
+print(y.grad_fn.name(), edges(y.grad_fn))
 v, i = F.max_pool2d(x, 2, return_indices=True)
 print(i[1])
 v.sum().backward()
@@ -35,7 +40,7 @@ print(x.grad[1, 2])
 x.grad = None
 a = F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
 print(a[0])
-print(a.grad_fn)
+print(a.grad_fn.name())
 a.sum().backward()
 print(x.grad[0, 1])
 x.grad = None
@@ -46,7 +51,7 @@ print(x.grad[1, 0])
 # 1-d pools: the 2-d ones on an unsqueezed input
 s = torch.randn(3, 8, requires_grad=True)
 y = F.max_pool1d(s, 3, stride=2)
-print(y, y.grad_fn.next_functions[0][0].next_functions[0][0])
+print(y, y.grad_fn.next_functions[0][0].next_functions[0][0].name())
 y, i = F.max_pool1d(s, 2, return_indices=True)
 print(i)
 a = F.avg_pool1d(s, 3, padding=1)
@@ -57,11 +62,11 @@ print(s.grad)
 # 3-d pools and the modules
 v = torch.randn(1, 2, 4, 4, 4, requires_grad=True)
 y = nn.MaxPool3d(2)(v)
-print(y.grad_fn)
+print(y.grad_fn.name())
 y.sum().backward()
 print(v.grad[0, 1, 3])
 a = nn.AvgPool3d(2, stride=1)(v)
-print(a.grad_fn, a.shape)
+print(a.grad_fn.name(), a.shape)
 print(nn.MaxPool2d(2, return_indices=True)(torch.arange(16.).view(1, 4, 4)))
 print(torch.max_pool2d(torch.arange(16.).view(1, 4, 4), 2), torch.avg_pool1d(torch.ones(1, 4), 2))
 
