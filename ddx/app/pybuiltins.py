@@ -350,6 +350,7 @@ BUILTINS.update({
     "abs": Native("abs", _op_or_python("abs", _py_abs)),
     "round": Native("round", _op_or_python("round", _py_round)),
     "getattr": Native("getattr", _getattr),
+    "object": pyvalues.OBJECT,
     **EXCEPTIONS,
 })
 # print stays the REPL's own (sep=, end=), any/all Python's (a bool, also of a tensor); the ddx ops

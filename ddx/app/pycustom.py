@@ -18,6 +18,7 @@ from . import pyhooks
 from .pycustom_jvp import MISSING_BACKWARD, with_tangents
 from .pycustom_multi import apply_many, input_rule
 from .pycustom_twice import OWNERS, Twice
+from .pyerrors import PyException
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
 
@@ -91,10 +92,38 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
         raise DdxRuntimeError(f"{cls.name} must define forward as a static method")
     if backward is None:  # (an error when the backward pass reaches it, as PyTorch's)
         backward = MISSING_BACKWARD
+    if cls.lookup("setup_context") is not None:
+        args, kw = bind_default_args(forward, args, kw)
     ctx = Ctx(len(args))
     ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
     result = _node(ev, node, cls, ctx, args, kw, forward, backward)
     return with_tangents(ev, node, cls, ctx, args, result)
+
+
+def bind_default_args(forward, args: list, kw: dict) -> tuple[list, dict]:
+    """PyTorch 2's apply with a setup_context: forward's arguments bound to its parameters
+    (inspect.signature(forward).bind, defaults applied), so ``inputs`` holds one entry per
+    parameter; inspect's TypeError texts for a missing or unexpected argument. (A forward
+    with *args or keyword-only parameters is called as given.)"""
+    params = getattr(forward, "params", None)
+    if params is None or any(p.kind != "pos" for p in params):
+        return args, kw
+    if len(args) > len(params):
+        raise PyException.error("TypeError", "too many positional arguments")
+    bound = list(args)
+    rest = dict(kw)
+    for p in params[len(args):]:
+        if p.name in rest:
+            bound.append(rest.pop(p.name)[0])  # (a keyword's entry: value, position)
+        elif p.name in forward.defaults:
+            bound.append(forward.defaults[p.name])
+        else:
+            raise PyException.error("TypeError", f"missing a required argument: '{p.name}'")
+    for name in rest:
+        if any(p.name == name for p in params):
+            raise PyException.error("TypeError", f"multiple values for argument '{name}'")
+        raise PyException.error("TypeError", f"got an unexpected keyword argument '{name}'")
+    return bound, {}
 
 
 def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, backward) -> Any:

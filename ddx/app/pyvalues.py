@@ -93,6 +93,16 @@ class UserClass:
         return None
 
 
+class _ObjectClass(UserClass):
+    """``object``, the base of ``class Point(object):`` (no attributes of its own)."""
+
+    def __repr__(self) -> str:
+        return "<class 'object'>"
+
+
+OBJECT = _ObjectClass("object", [], {})
+
+
 class Instance:
     """An object of a user's class: its attributes (and a builtin base's state, for nn.Module)."""
 
