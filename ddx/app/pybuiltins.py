@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import weak
-from . import pycalls, pydunder, pyorder, pyvalues
+from . import pycalls, pydunder, pyorder, pysets, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pyrange import RangeList
@@ -351,6 +351,7 @@ BUILTINS.update({
     "round": Native("round", _op_or_python("round", _py_round)),
     "getattr": Native("getattr", _getattr),
     "object": pyvalues.OBJECT,
+    "set": Native("set", pysets.make),
     **EXCEPTIONS,
 })
 # print stays the REPL's own (sep=, end=), any/all Python's (a bool, also of a tensor); the ddx ops

@@ -207,6 +207,8 @@ def _augassign(ev, stmt) -> Any:
         return None
     if isinstance(current, Tensor) and not current.weak and op in "+-*/" and len(op) == 1:
         if _in_place(ev, stmt, current, op, other):
+            if target.kind == "index":  # (Python's v[i] += 1 stores the item back: an item of a
+                ev.assign(target, current)  # 1-d tensor is no view of it)
             return None
     result = pyvalues.binary(ev, stmt, op, current, other)
     pyvalues.bind(ev, target, result, python=False)

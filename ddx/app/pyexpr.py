@@ -12,7 +12,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pydunder, pyformat, pymodules, pyorder, pyvalues
+from . import pycalls, pydunder, pyformat, pymodules, pyorder, pysets, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
     BoundMethod,
@@ -67,10 +67,7 @@ def compound(ev, node: Ast, values: list) -> Any:
     raise DdxTypeError(f"cannot evaluate {kind}")  # pragma: no cover - grammar's kinds only
 
 
-def _key(value: Any) -> Any:
-    """A dict key or set item: numbers by their value (2 and 2.0 are one key, as in Python)."""
-    n = number_of(value)
-    return n if n is not None else value
+_key = pysets.member  # (a dict key or set item: 2 and 2.0 are one key, as in Python)
 
 
 def _comprehension(ev, node: Ast, iterable: Any) -> Any:
@@ -223,6 +220,7 @@ def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
 BOUND = {list: ("append", "extend", "pop", "insert", "clear", "copy", "index", "count",
                 "reverse", "sort", "remove"),
          dict: ("items", "keys", "values", "get", "update", "pop", "setdefault", "copy"),
+         set: pysets.NAMES,
          str: ("format", "join", "upper", "lower", "strip", "split", "startswith", "endswith",
                "replace", "find", "count", "title", "capitalize", "isdigit")}
 
@@ -282,6 +280,8 @@ def call_method(ev, node: Ast, obj: Any, name: str, args: list, kw: dict) -> Any
         return _dict_method(ev, node, obj, name, args, kw)
     if isinstance(obj, str):
         return _str_method(ev, node, obj, name, args, kw)
+    if isinstance(obj, set):
+        return pysets.method(ev, node, obj, name, args, kw)
     if isinstance(obj, (Instance, UserClass, pymodules.PyModule)):
         return pycalls.call_value(ev, node, get_attr(ev, node, obj, name), args, kw)
     return NotImplemented

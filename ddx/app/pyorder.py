@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import DdxTypeError
 from ..graph.tensor import Tensor
-from . import pycalls, pydunder, pyformat, pyvalues
+from . import pycalls, pydunder, pyformat, pysets, pyvalues
 from .pyerrors import PyException
 from .pyvalues import Instance, iterate, number_of, type_label
 
@@ -179,6 +179,10 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
         return pyformat.percent_mapping(ev, a, b)  # "%(name)s" % {"name": ...}
     if op == "+" and isinstance(a, list) and isinstance(b, list):
         return list(a) + list(b)  # (a list literal and a list: a list, as Python's)
+    if isinstance(a, (set, frozenset)) or isinstance(b, (set, frozenset)):
+        got = pysets.binary(op, a, b)
+        if got is not NotImplemented:
+            return got
     return pyvalues.python_binary(ev, node, op, a, b)
 
 

@@ -16,6 +16,7 @@ from .tensor import Tensor
 from .values import DType, fold_numbers, type_name, weak
 
 _PYTHON_OPS = frozenset(("is", "is not", "in", "not in"))
+_BITWISE = {"&": "bitwise_and", "|": "bitwise_or"}
 
 
 def _python_op(sym: str, a: Any, b: Any) -> bool:
@@ -106,6 +107,8 @@ class Arithmetic:
                 return got
         a = self.tensor_operand(a, node, "left")
         b = self.tensor_operand(b, node, "right")
+        if sym in _BITWISE:
+            return self.bitwise(node, sym, a, b)
         if sym in COMPARE:
             name, swapped = COMPARE[sym]
             if a.weak and not b.weak:
@@ -158,10 +161,34 @@ class Arithmetic:
     def matmul(self, node: Ast, a: Tensor, b: Tensor) -> Tensor:
         return matmul(self, node, a, b)  # (PyTorch's matmul: ddx/graph/calls_linalg.py)
 
+    def bitwise(self, node: Ast, sym: str, a: Tensor, b: Tensor) -> Any:
+        """``a & b``, ``a | b``: Python's on two plain ints or bools, else torch.bitwise_and /
+        bitwise_or (a bool tensor's is logical; a float tensor's PyTorch's error)."""
+        if a.weak and b.weak:
+            x, y = a.value.item(), b.value.item()
+            if not (isinstance(x, int) and isinstance(y, int)):
+                raise DdxTypeError(f"unsupported operand type(s) for {sym}: "
+                                   f"'{type(x).__name__}' and '{type(y).__name__}'",
+                                   start=node.pos, end=node.end)
+            got = x & y if sym == "&" else x | y
+            return got if type(got) is bool else weak(got)
+        return self.functions[_BITWISE[sym]](self, node, [a, b], {})
+
     def unary(self, node: Ast, a: Any) -> Any:
         a = self.tensor_operand(a, node, "right")
         if node.value == "+":
             return a
+        if node.value == "~":  # (Python's on a plain int or bool; else torch.bitwise_not)
+            if not a.weak:
+                if a.value.dtype.kind == "f":
+                    raise DdxTypeError("~ (operator.invert) is only implemented on integer and "
+                                       "Boolean-type tensors", start=node.pos, end=node.end)
+                return self.functions["bitwise_not"](self, node, [a], {})
+            x = a.value.item()
+            if not isinstance(x, int):
+                raise DdxTypeError(f"bad operand type for unary ~: '{type(x).__name__}'",
+                                   start=node.pos, end=node.end)
+            return weak(~x)
         if a.weak:
             return weak(-a.value.item())
         return self.op("neg", node, [a])

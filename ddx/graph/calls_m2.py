@@ -44,7 +44,7 @@ def _out(node: Ast, kw: dict, value: np.ndarray) -> Tensor:
     """``out=``: the result cast into the given tensor (PyTorch's out= of a bool result)."""
     out = kw.get("out", (None,))[0]
     if out is None:
-        return Tensor(np.ascontiguousarray(value))
+        return Tensor(np.asarray(value, order="C"))  # (ascontiguousarray makes a 0-d 1-d)
     if not isinstance(out, Tensor) or out.value.shape != value.shape:
         raise fail(node, f"{node.value}(): out= must be a tensor of shape {list(value.shape)}")
     out.value = np.asarray(value).astype(out.value.dtype)
@@ -90,7 +90,8 @@ def call_bitwise_not(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, {k: v for k, v in kw.items() if k != "out"}, ("input",))
     a = tensor_arg(ev, node, given["input"])
     if a.value.dtype.kind == "f":
-        raise fail(node, "\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise fail(node, "\"bitwise_not_cpu\" not implemented for "
+                         f"'{torch_type(a.value.dtype).split('.')[-1].capitalize()}'")
     return _out(node, kw, np.invert(a.value))
 
 
