@@ -198,6 +198,8 @@ def register() -> None:
         "arange": Native("arange", _calls(np.arange)),
         "linspace": Native("linspace", _calls(np.linspace)),
         "square": _numpy_function("square", Native("square", _ddx("square"))),
+        **{name: _numpy_function(name, Native(name, _ddx(name)))  # (out=n: numpy's in place)
+           for name in ("add", "subtract", "multiply", "divide")},
         "float32": "float32", "float64": "float64", "int64": "int64",
         "ndarray": "numpy.ndarray",
     })

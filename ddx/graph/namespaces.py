@@ -12,6 +12,7 @@ from ..errors import DdxNameError, DdxTypeError
 from ..lang.tree import Ast
 from ..ops import CALLS
 from . import functions
+from .outarg import call_with_out
 from .tensor import Tensor
 from .values import DTYPES, DType, ReturnTypes
 
@@ -149,7 +150,10 @@ def call_method(ev, node: Ast, obj: Any, args: list, kw: dict) -> Any:
     the functions that are not one row); else NotImplemented."""
     name = node.value
     if isinstance(obj, Namespace):
-        return member(ev, obj, node)(ev, node, args, kw)
+        fn = member(ev, obj, node)
+        if "out" in kw and obj.space == "torch":  # (torch.mul(a, b, out=t): outarg.py)
+            return call_with_out(ev, node, fn, args, kw)
+        return fn(ev, node, args, kw)
     if isinstance(obj, Tensor) and not obj.weak and name in ev.functions and \
             "Tensor" in spaces_of(name):
         return ev.functions[name](ev, node, [obj, *args], kw)
