@@ -3,7 +3,7 @@ from torch.autograd import Function
 
 class LinearFunction(Function):
     @staticmethod
-    def forward(input, weight, bias):
+    def forward(input, weight, bias=None):
         output = input.mm(weight.t())
         if bias is not None:
             output += bias.unsqueeze(0).expand_as(output)
@@ -75,6 +75,7 @@ out.sum().backward()
 print(inp.grad, w.grad, b.grad)
 from torch.autograd import gradcheck
 print(gradcheck(linear, (inp, w, b), eps=1e-6, atol=1e-4))
+print(gradcheck(linear, (inp, w), eps=1e-6, atol=1e-4))  # (bias=None filled in: 3 inputs)
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = MulConstant.apply(x, 5.0)
 y.sum().backward()
