@@ -50,6 +50,19 @@ def _expand(node: Ast, values: tuple, what: str, k: int) -> tuple:
     return values
 
 
+def _conv_operands(ev: Evaluating, node: Ast, name: str, n: int, given: dict) -> tuple:
+    """input, weight, bias (or None) and whether the input was batched (an unbatched one
+    unsqueezed to a batch of one, as PyTorch does)."""
+    x = tensor_arg(ev, node, given["input"])
+    w = tensor_arg(ev, node, given["weight"])
+    b = given.get("bias")
+    b = None if b is None else tensor_arg(ev, node, b)
+    batched = _conv_input(ev, node, name, n, x)
+    if not batched:
+        x = ev.functions["unsqueeze"](ev, node, [x, weak(0)], {})
+    return x, w, b, batched
+
+
 def _conv_input(ev, node, name: str, n: int, x: Tensor) -> bool:
     """Whether x is batched, checked as at::conv<n>d checks it."""
     nd = x.value.ndim
@@ -147,13 +160,7 @@ def conv(n: int):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         given = bind(node, args, kw, ("input", "weight", "bias", "stride", "padding",
                                       "dilation", "groups"), required=2)
-        x = tensor_arg(ev, node, given["input"])
-        w = tensor_arg(ev, node, given["weight"])
-        b = given.get("bias")
-        b = None if b is None else tensor_arg(ev, node, b)
-        batched = _conv_input(ev, node, name, n, x)
-        if not batched:
-            x = ev.functions["unsqueeze"](ev, node, [x, weak(0)], {})
+        x, w, b, batched = _conv_operands(ev, node, name, n, given)
         k = w.value.ndim - 2
         stride = _expand(node, _ints(ev, node, given.get("stride", 1)), "stride", k)
         dilation = _expand(node, _ints(ev, node, given.get("dilation", 1)), "dilation", k)
@@ -196,13 +203,7 @@ def conv_transpose(n: int):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         given = bind(node, args, kw, ("input", "weight", "bias", "stride", "padding",
                                       "output_padding", "groups", "dilation"), required=2)
-        x = tensor_arg(ev, node, given["input"])
-        w = tensor_arg(ev, node, given["weight"])
-        b = given.get("bias")
-        b = None if b is None else tensor_arg(ev, node, b)
-        batched = _conv_input(ev, node, name, n, x)
-        if not batched:
-            x = ev.functions["unsqueeze"](ev, node, [x, weak(0)], {})
+        x, w, b, batched = _conv_operands(ev, node, name, n, given)
         k = w.value.ndim - 2
         stride = _expand(node, _ints(ev, node, given.get("stride", 1)), "stride", k)
         padding = _expand(node, _ints(ev, node, given.get("padding", 0)), "padding", k)
