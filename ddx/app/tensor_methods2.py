@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DdxTypeError
+from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import DType
 from .methods import check_kw
-from .values import PyNumber
+from .values import PyNumber, Str
 
 
 def m_tolist(ev, node, t, args, kw):
@@ -71,6 +71,29 @@ def m_to(ev, node, t, args, kw):
         elif isinstance(a, Tensor) and not a.weak:
             dtype = DType(a.value.dtype)
     return t if dtype is None else _cast(ev, node, t, dtype.np)
+
+
+_LEGACY = ("Float", "Double", "Long", "Int", "Short", "Char", "Byte", "Bool", "Half")
+
+
+def m_type(ev, node, t, args, kw):
+    """x.type(): the legacy name ('torch.FloatTensor'); x.type(torch.float64) or
+    x.type('torch.DoubleTensor') (dtype= too): the cast, as .to(dtype)."""
+    from .pyvalues import torch_type_name
+
+    given = args[0] if args else kw.get("dtype", (None,))[0]
+    if given is None:
+        return Str(f"torch.{torch_type_name(t.value.dtype)}Tensor")
+    if isinstance(given, DType):
+        return _cast(ev, node, t, np.dtype(given.np))
+    text = str(given)
+    for name in _LEGACY:
+        if text == f"torch.{name}Tensor":
+            wanted = next(d for d in ("float32", "float64", "int64", "int32", "int16", "int8",
+                                      "uint8", "bool", "float16")
+                          if torch_type_name(d) == name)
+            return _cast(ev, node, t, np.dtype(wanted))
+    raise DdxValueError(f"invalid type: '{text}'")
 
 
 def m_long(ev, node, t, args, kw):
@@ -150,7 +173,7 @@ def fn_equal(ev, node, args, kw):
 
 METHODS = {"tolist": m_tolist, "numel": m_numel, "nelement": m_numel, "dim": m_dim,
            "equal": m_equal, "float": m_float, "double": m_double, "long": m_long, "int": m_int,
-           "bool": m_bool, "to": m_to, "cpu": lambda ev, n, t, a, k: t,
+           "bool": m_bool, "to": m_to, "type": m_type, "cpu": lambda ev, n, t, a, k: t,
            "is_contiguous": m_is_contiguous, "stride": m_stride, "isclose": m_isclose,
            "allclose": m_allclose}
 
