@@ -166,7 +166,7 @@ def _numpy_function(name: str, fallback):
     """numpy.NAME: on numpy arrays (and numbers) numpy's own; on tensors ddx's op."""
     def call(ev, node, args, kw):
         if any(isinstance(a, NumpyArray) for a in args) or (
-                args and all(isinstance(a, (int, float, list)) for a in args)):
+                args and all(isinstance(a, (int, float, list, tuple)) for a in args)):
             with np.errstate(all="ignore"):
                 return _calls(getattr(np, name))(ev, node, args, kw)
         return fallback.fn(ev, node, args, kw)

@@ -26,6 +26,7 @@ from . import (
     pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
     pycontext,
     pycustom,  # noqa: F401  (registers torch.autograd.Function)
+    pydata,  # noqa: F401  (registers torch.utils.data)
     pydropout,  # noqa: F401  (registers nn.Dropout)
     pydunder,
     pyexec,
