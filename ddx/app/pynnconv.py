@@ -203,6 +203,31 @@ def _pool(kind: str, n: int):
     return Native(f"{kind}Pool{n}d", make)
 
 
+class AdaptiveAvgPool2d(Builtin):
+    """nn.AdaptiveAvgPool2d(output_size): F.adaptive_avg_pool2d with it."""
+
+    def __init__(self, g: dict) -> None:
+        super().__init__()
+        v = g["output_size"]
+        self.state["output_size"] = tuple(num(i) for i in v) if isinstance(v, (list, tuple)) \
+            else num(v)
+        self.kind = "AdaptiveAvgPool2d"
+
+    def extra(self) -> str:
+        return f"output_size={_shown(self.state['output_size'])}"
+
+    def forward(self, ev, node, args, kw):
+        if len(args) != 1 or kw:
+            raise PyException.error("TypeError", "AdaptiveAvgPool2d.forward() takes 2 "
+                                    f"positional arguments but {len(args) + 1} were given")
+        return call(ev, node, "adaptive_avg_pool2d", args[0], self.state["output_size"])
+
+
+def _adaptive(ev, node, args, kw):
+    return AdaptiveAvgPool2d(bind("AdaptiveAvgPool2d.__init__", (("output_size", REQUIRED),),
+                                  list(args), kw))
+
+
 def register() -> None:
     nn = EXTRA["torch.nn"]
     for n in (1, 2, 3):
@@ -210,10 +235,12 @@ def register() -> None:
         nn[f"ConvTranspose{n}d"] = _conv(n, True)
         nn[f"MaxPool{n}d"] = _pool("Max", n)
         nn[f"AvgPool{n}d"] = _pool("Avg", n)
+    nn["AdaptiveAvgPool2d"] = Native("AdaptiveAvgPool2d", _adaptive)
     FILES["conv"] = tuple(f"Conv{k}{n}d" for k in ("", "Transpose") for n in (1, 2, 3))
-    FILES["pooling"] = tuple(f"{k}Pool{n}d" for k in ("Max", "Avg") for n in (1, 2, 3))
+    FILES["pooling"] = tuple(f"{k}Pool{n}d" for k in ("Max", "Avg") for n in (1, 2, 3)) + \
+        ("AdaptiveAvgPool2d",)
 
 
 register()
 
-__all__ = ["Conv", "Pool"]
+__all__ = ["AdaptiveAvgPool2d", "Conv", "Pool"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxShapeError
+from ..errors import DdxNameError, DdxShapeError
 from ..lang.tree import Ast
 from ..ops.kernels_conv import max_pool_indices, pool_geometry, transposed_shape
 from .args import Evaluating, bind, truth_arg
@@ -347,10 +347,27 @@ def pool(kind: str, n: int):
     return call
 
 
-__all__ = ["MISSING_BIAS", "NAMED", "NAMED_SPACES", "conv", "conv_transpose", "pool"]
+def adaptive_avg_pool2d(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    """F.adaptive_avg_pool2d(input, output_size): to an output of one element per channel,
+    at::adaptive_avg_pool2d's own shortcut, input.mean((-1, -2), keepdim=True) (MeanBackward1,
+    mean's bits); other output sizes are not supported by ddx."""
+    given = bind(node, args, kw, ("input", "output_size"), required=2)
+    x = tensor_arg(ev, node, given["input"])
+    size = given["output_size"]
+    sizes = (size, size) if not isinstance(size, (tuple, list)) else tuple(size)
+    if len(sizes) != 2 or any(s is None or int_of(ev, node, s) != 1 for s in sizes):
+        raise DdxNameError("adaptive_avg_pool2d to an output size other than 1 is not "
+                           "supported by ddx", start=node.pos, end=node.end)
+    return ev.functions["mean"](ev, node, [x, (weak(-1), weak(-2))],
+                                {"keepdim": (True, node.pos)})
+
+
+__all__ = ["MISSING_BIAS", "NAMED", "NAMED_SPACES", "adaptive_avg_pool2d", "conv", "conv_transpose", "pool"]
 
 NAMED: dict = {f"conv{n}d": conv(n) for n in (1, 2, 3)}
 NAMED.update({f"conv_transpose{n}d": conv_transpose(n) for n in (1, 2, 3)})
 NAMED.update({f"{kind}_pool{n}d": pool(kind, n) for kind in ("max", "avg") for n in (1, 2, 3)})
+NAMED["adaptive_avg_pool2d"] = adaptive_avg_pool2d
 NAMED_SPACES: dict = {name: ("torch", "F") for name in NAMED}
+NAMED_SPACES["adaptive_avg_pool2d"] = ("F",)
 NAMED_SPACES["avg_pool2d"] = NAMED_SPACES["avg_pool3d"] = ("F",)
