@@ -155,6 +155,8 @@ def type_label(value: Any) -> str:
         return "function"
     if isinstance(value, Instance):
         return value.cls.name
+    if isinstance(value, UserClass):
+        return "type"  # (a class: Python's type object)
     if isinstance(value, list):
         return "list"
     if isinstance(value, PyNumber):
