@@ -212,7 +212,17 @@ def _iter_next(ev, node, args, kw):
         if not it:
             raise PyException.error("StopIteration", "")
         return it.pop(0)
+    if hasattr(it, "__next__") and hasattr(it, "py_iterator"):
+        try:
+            return next(it)
+        except StopIteration:
+            raise PyException.error("StopIteration", "") from None
     raise DdxTypeError(f"'{type_label(it)}' object is not an iterator")
+
+
+def _iter(ev, node, args, kw):
+    found = iterate(ev, args[0], node)
+    return found if hasattr(found, "py_iterator") else list(found)
 
 
 def _callable(ev, node, args, kw):
@@ -293,7 +303,7 @@ _PLAIN = {
     "float": _float, "int": _int, "repr": _repr, "isinstance": _isinstance, "sorted": pyorder.sorted_,
     "reversed": lambda ev, node, args, kw: list(reversed(list(iterate(ev, args[0], node)))),
     "map": _map, "filter": _filter, "super": _super, "type": _type, "next": _iter_next,
-    "iter": lambda ev, node, args, kw: list(iterate(ev, args[0], node)),
+    "iter": _iter,
     "callable": _callable, "any": _any_all("any"), "all": _any_all("all"),
     "divmod": _divmod, "pow": _pow, "printf": _printf,
     "TensorOptions": lambda ev, node, args, kw: TensorOptions(),

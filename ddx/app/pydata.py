@@ -1,9 +1,9 @@
 """torch.utils.data's TensorDataset and DataLoader, the part tutorials use: a dataset of
 tensors indexed along their first dimension, and batches of it in order (PyTorch's default
 collate: a list of the tensors' stacked samples, the same values as a slice), each iterator
-drawing its seed from torch's generator as PyTorch's does. A shuffled
-DataLoader draws its order from torch's generator through a RandomSampler, which ddx does not
-reproduce: it is refused with a clear message rather than giving another order."""
+drawing its seed from torch's generator as PyTorch's does. A shuffled DataLoader takes
+PyTorch's order: its RandomSampler draws a seed from torch's generator when the first batch is
+asked for, seeds a generator of its own with it and takes torch.randperm(n) of that one."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
-from ..ops.rng import GENERATOR
+from ..ops.rng import GENERATOR, Generator
 from .pyerrors import PyException
 from .pymodules import EXTRA, MODULES, Native, PyModule
 from .pyvalues import number_of
@@ -53,6 +53,10 @@ class TensorDataset:
                                       f"{self.py_len()}")
         return tuple(Tensor(np.array(t.value[key])) for t in self.tensors)
 
+    def take(self, order: np.ndarray) -> list:
+        """The samples at these indexes, stacked (default_collate of dataset[i] for each)."""
+        return [Tensor(t.value[order]) for t in self.tensors]
+
     def py_getitem(self, key: Any) -> tuple:
         return self.rows(key)
 
@@ -63,8 +67,10 @@ class TensorDataset:
 
 
 class DataLoader:
-    def __init__(self, dataset: TensorDataset, batch_size: int, drop_last: bool) -> None:
+    def __init__(self, dataset: TensorDataset, batch_size: int, drop_last: bool,
+                 shuffle: bool) -> None:
         self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
+        self.shuffle = shuffle
 
     def __repr__(self) -> str:
         return "<torch.utils.data.dataloader.DataLoader object>"
@@ -77,14 +83,47 @@ class DataLoader:
         # (each iterator PyTorch makes draws its base seed, torch.empty((), dtype=torch.int64)
         # .random_(), from the default generator, even with no workers: so does ddx's)
         GENERATOR.words64(1)
-        b = self.batch_size
-        return iter([list(self.dataset.rows(slice(i * b, (i + 1) * b)))
-                     for i in range(self.py_len())])
+        return LoaderIter(self._batches())
+
+    def _batches(self):
+        b, n = self.batch_size, self.dataset.py_len()
+        if not self.shuffle:
+            for i in range(self.py_len()):
+                yield list(self.dataset.rows(slice(i * b, (i + 1) * b)))
+            return
+        # RandomSampler.__iter__, run at the first batch: seed = int(torch.empty((),
+        # dtype=torch.int64).random_().item()) (a 64-bit word modulo 2**63), a generator
+        # seeded with it, and torch.randperm(n, generator=that)
+        sampler = Generator()
+        sampler.manual_seed(int(GENERATOR.words64(1)[0]) % (1 << 63))
+        order = sampler.permutation(n)
+        for i in range(self.py_len()):
+            yield self.dataset.take(order[i * b:(i + 1) * b])
 
     def py_attr(self, ev, node, name: str) -> Any:
         if name in ("dataset", "batch_size", "drop_last"):
             return getattr(self, name)
         raise DdxTypeError(f"'DataLoader' object has no attribute '{name}'")
+
+
+class LoaderIter:
+    """iter(loader): batches made as they are asked for (a shuffled loader's order is drawn
+    at the first), under PyTorch's name."""
+
+    py_type_name = "_SingleProcessDataLoaderIter"
+    py_iterator = True  # (next() and iter() take it as it is: not a list of what it holds)
+
+    def __init__(self, batches) -> None:
+        self._batches = batches
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list:
+        return next(self._batches)
+
+    def __repr__(self) -> str:
+        return "<torch.utils.data.dataloader._SingleProcessDataLoaderIter object>"
 
 
 def _tensor_dataset(ev, node, args: list, kw: dict) -> TensorDataset:
@@ -94,20 +133,38 @@ def _tensor_dataset(ev, node, args: list, kw: dict) -> TensorDataset:
     return TensorDataset(tuple(args))
 
 
+# DataLoader's parameters in order; the ones that change no batch a CPU process makes
+# (workers give the same batches) are taken and left; the others only at their defaults
+_PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers",
+           "collate_fn", "pin_memory", "drop_last", "timeout", "worker_init_fn",
+           "multiprocessing_context", "generator")
+_NO_EFFECT = {"num_workers", "pin_memory", "timeout", "prefetch_factor", "persistent_workers",
+              "pin_memory_device", "in_order", "multiprocessing_context", "worker_init_fn"}
+_USED = {"dataset", "batch_size", "shuffle", "drop_last"}
+
+
 def _data_loader(ev, node, args: list, kw: dict) -> DataLoader:
-    given = dict(zip(("dataset", "batch_size", "shuffle"), args))
+    if len(args) > len(_PARAMS):
+        raise DdxTypeError(f"DataLoader.__init__() takes from 2 to {len(_PARAMS) + 1} "
+                           f"positional arguments but {len(args) + 1} were given")
+    given = dict(zip(_PARAMS, args))
     given.update({k: v for k, (v, _) in kw.items()})
+    for name, value in given.items():
+        if name not in _USED and name not in _NO_EFFECT and value is not None:
+            if name in _PARAMS:
+                raise DdxRuntimeError(f"DataLoader({name}=...) is not supported by ddx: it "
+                                      "takes dataset, batch_size, shuffle and drop_last")
+            raise DdxTypeError("DataLoader.__init__() got an unexpected keyword argument "
+                               f"'{name}'")
     dataset = given.get("dataset")
     if not isinstance(dataset, TensorDataset):
         raise DdxTypeError("ddx's DataLoader takes a TensorDataset")
-    if given.get("shuffle"):
-        raise DdxRuntimeError("DataLoader(shuffle=True) is not supported by ddx: its order "
-                              "comes from torch's RandomSampler; use shuffle=False")
     size = _int(given.get("batch_size", 1), "batch_size")
     if size <= 0:
         raise DdxValueError("batch_size should be a positive integer value, but got "
                             f"batch_size={size}")
-    return DataLoader(dataset, size, bool(given.get("drop_last", False)))
+    return DataLoader(dataset, size, bool(given.get("drop_last", False)),
+                      bool(given.get("shuffle", False)))
 
 
 def register() -> None:

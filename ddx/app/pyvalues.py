@@ -175,7 +175,11 @@ def type_label(value: Any) -> str:
 
 # type(x)'s module-qualified names, where Python's differ from type_label's
 QUALIFIED = {"Tensor": "torch.Tensor", "Size": "torch.Size", "dtype": "torch.dtype",
-             "device": "torch.device", "NumpyArray": "numpy.ndarray"}
+             "device": "torch.device", "NumpyArray": "numpy.ndarray",
+             "TensorDataset": "torch.utils.data.dataset.TensorDataset",
+             "DataLoader": "torch.utils.data.dataloader.DataLoader",
+             "_SingleProcessDataLoaderIter":
+                 "torch.utils.data.dataloader._SingleProcessDataLoaderIter"}
 
 
 def to_str(ev, value: Any) -> str:

@@ -1,5 +1,6 @@
-# torch.utils.data's TensorDataset and DataLoader (in order; shuffle=True is refused by ddx, so
-# not used here), as "What is torch.nn really?" uses them, against Python with PyTorch.
+# torch.utils.data's TensorDataset and DataLoader, in order and shuffled (PyTorch's RandomSampler:
+# a seed drawn at the first batch, torch.randperm from a generator seeded with it), as "What is
+# torch.nn really?" uses them, against Python with PyTorch.
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -38,3 +39,19 @@ try:
     TensorDataset(x, torch.zeros(3))
 except Exception as e:
     print(type(e).__name__)
+train_dl = DataLoader(ds, batch_size=3, shuffle=True)
+for epoch in range(2):
+    for xb, yb in train_dl:
+        print(epoch, yb.tolist(), f"{xb.sum().item():.5f}")
+it = iter(train_dl)  # the order is drawn at the first batch, not when the iterator is made
+print(torch.rand(1))
+print(next(it)[1], torch.rand(1))
+print(next(it)[1], next(it)[1], next(it)[1])
+try:
+    next(it)
+except StopIteration:
+    print("StopIteration")
+print(type(it).__name__, type(train_dl))
+for xb, yb in DataLoader(ds, 4, True, drop_last=True):
+    print(yb.shape)
+print(torch.randn(2))
