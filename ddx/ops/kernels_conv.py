@@ -139,21 +139,26 @@ def conv_vjp_bias(g, o, x, w, b, **kw):
     return on_parts(lambda gg: gg.sum(axis=axes), g)
 
 
-def conv_jvp(ts, o, x, w, b, **kw):
-    """Bilinear in (x, w), plus the bias: conv(tx, w) + conv(x, tw) + tb."""
-    tx, tw, tb = ts
-    parts = []
-    if tx is not None:
-        parts.append(convolve(tx, w, **kw))
-    if tw is not None:
-        parts.append(convolve(x, tw, **kw))
-    if tb is not None:
-        parts.append(np.broadcast_to(np.reshape(tb, (-1, *(1,) * (np.ndim(o) - 2))),
-                                     np.shape(o)))
-    total = parts[0]
-    for p in parts[1:]:
-        total = total + p
-    return total
+def _bilinear_bias_jvp(conv):
+    """The JVP of conv(x, w) + b, bilinear in (x, w): conv(tx, w) + conv(x, tw) + tb."""
+    def jvp(ts, o, x, w, b, **kw):
+        tx, tw, tb = ts
+        parts = []
+        if tx is not None:
+            parts.append(conv(tx, w, **kw))
+        if tw is not None:
+            parts.append(conv(x, tw, **kw))
+        if tb is not None:
+            parts.append(np.broadcast_to(np.reshape(tb, (-1, *(1,) * (np.ndim(o) - 2))),
+                                         np.shape(o)))
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        return total
+    return jvp
+
+
+conv_jvp = _bilinear_bias_jvp(convolve)
 
 
 # --- transposed convolution: the adjoint of convolve in its input --------------------------
@@ -201,20 +206,7 @@ def transposed_vjp_weight(g, o, x, w, b, **kw):
                                                       groups), x, g)
 
 
-def transposed_jvp(ts, o, x, w, b, **kw):
-    tx, tw, tb = ts
-    parts = []
-    if tx is not None:
-        parts.append(convolve_transposed(tx, w, **kw))
-    if tw is not None:
-        parts.append(convolve_transposed(x, tw, **kw))
-    if tb is not None:
-        parts.append(np.broadcast_to(np.reshape(tb, (-1, *(1,) * (np.ndim(o) - 2))),
-                                     np.shape(o)))
-    total = parts[0]
-    for p in parts[1:]:
-        total = total + p
-    return total
+transposed_jvp = _bilinear_bias_jvp(convolve_transposed)
 
 
 # --- pooling over the last n dimensions -------------------------------------------------------
