@@ -3,11 +3,13 @@ importing their modules: the F.* functions and nn modules of pyfunc6.py/pynn6.py
 pads, shuffles, embedding, feature dropout), pyloss6.py (losses), pynorm6.py (norms),
 pyembed6.py (embedding_bag), pydrop6.py (alpha dropout, channel shuffle), pybilinear6.py, the
 hook-based nn.utils.weight_norm/spectral_norm of pyweightnorm6.py and the lr schedulers of
-pysched3.py; then torch.nn's new classes made class values (pynnclass.py)."""
+pysched3.py, and pybatchnorm.py's batch norms; then torch.nn's new classes made class values
+(pynnclass.py)."""
 
 from __future__ import annotations
 
 from . import (
+    pybatchnorm,  # noqa: F401  (registers F.batch_norm, nn.BatchNorm1d/2d/3d)
     pybilinear6,  # noqa: F401  (registers F.bilinear, nn.Bilinear)
     pyctc6,  # noqa: F401  (registers F.ctc_loss, nn.CTCLoss)
     pydrop6,  # noqa: F401  (registers F.alpha_dropout, nn.AlphaDropout, nn.ChannelShuffle...)
@@ -34,6 +36,7 @@ pynnclass.FILES.update({
     "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
                 "FeatureAlphaDropout"),
     "normalization": ("LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"),
+    "batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
 })
 pynnclass.wrap_all()
 pyembed6.register()  # (F.embedding_bag, nn.EmbeddingBag, from_pretrained)

@@ -20,7 +20,6 @@ from . import (
     pyanomaly,  # noqa: F401  (registers detect_anomaly, set_detect_anomaly)
     pyattrs,  # (registers setattr, delattr)
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
-    pybatchnorm,  # noqa: F401  (registers F.batch_norm, nn.BatchNorm1d/2d/3d)
     pybuiltins,
     pycalls,
     pyclip,  # noqa: F401  (registers torch.nn.utils)

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 torch.manual_seed(0)
 torch.set_printoptions(precision=10)
 bn = nn.BatchNorm2d(3)
-print(bn, bn.training)
+print(bn, bn.training, nn.BatchNorm2d, type(bn) is nn.BatchNorm2d)
 print([k for k in bn.state_dict()], [n for n, _ in bn.named_parameters()])
 x = torch.randn(4, 3, 5, 5, requires_grad=True)
 y = bn(x)
