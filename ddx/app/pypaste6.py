@@ -3,7 +3,8 @@ importing their modules: the F.* functions and nn modules of pyfunc6.py/pynn6.py
 pads, shuffles, embedding, feature dropout), pyloss6.py (losses), pynorm6.py (norms),
 pyembed6.py (embedding_bag), pydrop6.py (alpha dropout, channel shuffle), pybilinear6.py, the
 hook-based nn.utils.weight_norm/spectral_norm of pyweightnorm6.py and the lr schedulers of
-pysched3.py, and pybatchnorm.py's batch norms; then torch.nn's new classes made class values
+pysched3.py, pybatchnorm.py's batch norms and pyrnn.py's
+recurrent layers; then torch.nn's new classes made class values
 (pynnclass.py)."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from . import (
     pyoptim6,  # noqa: F401  (registers torch.optim.AdamW, RMSprop, Adagrad)
     pyparam6,  # noqa: F401  (registers nn.utils.parametrizations.weight_norm)
     pypaste5,  # noqa: F401  (round 5's names first: wrap_all below sees them all)
+    pyrnn,  # noqa: F401  (registers nn.RNN, nn.GRU and the cells)
     pysched3,  # noqa: F401  (registers CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts)
     pyweightnorm6,  # noqa: F401  (registers nn.utils.weight_norm, nn.utils.spectral_norm)
 )
@@ -37,6 +39,7 @@ pynnclass.FILES.update({
                 "FeatureAlphaDropout"),
     "normalization": ("LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"),
     "batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
+    "rnn": ("RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"),
 })
 pynnclass.wrap_all()
 pyembed6.register()  # (F.embedding_bag, nn.EmbeddingBag, from_pretrained)
