@@ -135,3 +135,18 @@ def test_the_two_norm_is_pytorchs(tmp_path):
     torch_or_skip()
     ours, theirs = ddx_and_python(NORM, tmp_path)
     assert len(ours) == 12 and ours == theirs
+
+
+def test_nll_sum_is_atens_cascade_derived_by_hand():
+    """Index 0 is flushed to the top level at once; indexes 1-16 add up in level 0 (16.0),
+    flushed into level 1 at 16; the levels are added from the first: 16 + 1e8, which float32
+    holds exactly (spacing 8), where adding one after another from 1e8 loses every 1."""
+    from ddx.ops.kernels_loss import cascade_total
+
+    values = np.array([1e8] + [1.0] * 16, dtype=np.float32)
+    got = cascade_total(values, np.arange(17))
+    assert got == np.float32(100000016.0)
+    assert np.add.accumulate(values)[-1] == np.float32(1e8)
+    # an ignored index 16 flushes nothing: the 1.0s stay in level 0, added last but one
+    kept = np.array([0, *range(1, 16), 17])
+    assert cascade_total(values[[0, *range(1, 16), 16]], kept) == np.float32(100000016.0)

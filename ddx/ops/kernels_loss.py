@@ -18,6 +18,14 @@ def _same_float(g, out) -> bool:
     return type(g) is np.ndarray and g.dtype == out.dtype
 
 
+def _inner_float(g, out, dim) -> bool:
+    """Whether a float32/float64 array's softmax backward along ``dim`` (not its last) takes
+    ATen's loop over the dims after it."""
+    return type(out) is np.ndarray and out.dtype.kind == "f" and out.dtype.itemsize in (4, 8) \
+        and out.ndim >= 2 and isinstance(dim, int) and dim % out.ndim != out.ndim - 1 \
+        and out.size > 0 and type(g) is np.ndarray and g.dtype == out.dtype
+
+
 def _axis(a, dim):
     return dim if np.ndim(a) else None
 
@@ -56,6 +64,8 @@ def log_softmax(a, dim=0):
 def log_softmax_vjp(g, out, a, dim=0):
     if kernels_softmax.exact(out, dim) and _same_float(g, out):
         return kernels_softmax.log_softmax_vjp(g, out)
+    if _inner_float(g, out, dim):  # (a dim with positions after it: ATen's other loop)
+        return kernels_softmax.log_softmax_vjp_inner(g, out, dim % out.ndim)
     return g - np.exp(out) * np.sum(g, axis=_axis(a, dim), keepdims=True)
 
 
@@ -184,18 +194,77 @@ def _weights(w, idx, keep, class_dim, dtype):
     return np.where(keep, wi, 0.0)
 
 
+def cascade_total(values: np.ndarray, index: np.ndarray):
+    """ATen's nll_loss sum over the batch (LossNLL.cpp, LossNLL2d.cpp): the values (in the
+    order of their flat ``index``, the ignored left out) added into level 0; after a value whose
+    index is a multiple of 16, level 0 goes into level 1 (and level j into j + 1 while the index
+    is a multiple of 16 ** (j + 1)), each level then starting again from 0; at the end the 8
+    levels added from the first. In the values' type."""
+    dt = values.dtype.type
+    levels = [dt(0)] * 8
+    if values.size == 0:
+        return dt(0)
+    flush = np.flatnonzero(index % 16 == 0)
+    start = 0
+    ends = list(flush + 1)
+    groups = []  # (level 0's sum, the index that flushed it)
+    for end in ends:
+        groups.append((np.add.accumulate(values[start:end])[-1], int(index[end - 1])))
+        start = end
+    for total, b in groups:
+        levels[0] = dt(levels[0] + total)
+        for j in range(7):
+            if b & (15 << (4 * j)):
+                break
+            levels[j + 1] = dt(levels[j + 1] + levels[j])
+            levels[j] = dt(0)
+    if start < values.size:
+        levels[0] = dt(levels[0] + np.add.accumulate(values[start:])[-1])
+    out = dt(0)
+    for v in levels:
+        out = dt(out + v)
+    return out
+
+
+def _nll_totals(x, t, w, ignore_index, cd):
+    """(the loss's sum, the total weight) as ATen's forward adds them."""
+    idx, keep = _picked(t, ignore_index, cd)
+    picked = np.squeeze(np.take_along_axis(x, idx, axis=cd), cd)
+    flat_keep = keep.reshape(-1)
+    index = np.flatnonzero(flat_keep)
+    data = picked.reshape(-1)[flat_keep]
+    if w is None:
+        return -cascade_total(data, index), x.dtype.type(index.size)
+    wv = np.take(w, np.squeeze(idx, cd)).reshape(-1)[flat_keep].astype(x.dtype)
+    return (-cascade_total((data * wv).astype(x.dtype), index),
+            cascade_total(wv, index))
+
+
 def nll(x, t, *rest, ignore_index=-100, reduction="mean"):
     cd = 1 if np.ndim(x) > 1 else 0
     idx, keep = _picked(t, ignore_index, cd)
-    wi = _weights(rest[0] if rest else None, idx, keep, cd, x.dtype)
+    w = rest[0] if rest else None
+    wi = _weights(w, idx, keep, cd, x.dtype)
     per = -wi * np.squeeze(np.take_along_axis(x, idx, axis=cd), cd)
     if reduction == "none":
         return per
-    total = np.sum(per)
+    if type(x) is not np.ndarray or x.dtype.kind != "f":  # (dual numbers, formulas)
+        total = np.sum(per)
+        if reduction == "sum":
+            return total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return total / np.sum(wi)
+    total, weight = _nll_totals(x, t, None if w is None else np.asarray(w), ignore_index, cd)
     if reduction == "sum":
-        return total
+        return np.asarray(total, x.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return total / np.sum(wi)
+        return np.asarray(x.dtype.type(total / weight), x.dtype)
+
+
+def _total_weight(x, t, w, ignore_index, cd, wi):
+    if type(x) is np.ndarray and x.dtype.kind == "f":
+        return _nll_totals(x, t, None if w is None else np.asarray(w), ignore_index, cd)[1]
+    return np.sum(wi)
 
 
 def nll_vjp(g, out, x, t, *rest, ignore_index=-100, reduction="mean"):
@@ -204,7 +273,7 @@ def nll_vjp(g, out, x, t, *rest, ignore_index=-100, reduction="mean"):
     wi = _weights(rest[0] if rest else None, idx, keep, cd, x.dtype)
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
-            g = g / np.sum(wi)
+            g = g / _total_weight(x, t, rest[0] if rest else None, ignore_index, cd, wi)
     share = np.broadcast_to(g, keep.shape) * -wi
     grad = np.zeros_like(x, shape=np.shape(x))
     np.put_along_axis(grad, idx, np.expand_dims(share, cd), axis=cd)
