@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels_softmax
+from . import kernels_softmax, kernels_softmax_inner
 from .kernels_sum import torch_mean, torch_sum
 
 LOG_FLOOR = -100.0  # PyTorch's binary_cross_entropy clamps its logs here
@@ -18,12 +18,15 @@ def _same_float(g, out) -> bool:
     return type(g) is np.ndarray and g.dtype == out.dtype
 
 
+def _inner(a, dim) -> bool:
+    """Whether a float32/float64 array's softmax along ``dim`` (not its last) takes ATen's
+    loops over the dims after it (kernels_softmax_inner.py)."""
+    return type(a) is np.ndarray and a.dtype.kind == "f" and a.dtype.itemsize in (4, 8) \
+        and a.ndim >= 2 and isinstance(dim, int) and dim % a.ndim != a.ndim - 1 and a.size > 0
+
+
 def _inner_float(g, out, dim) -> bool:
-    """Whether a float32/float64 array's softmax backward along ``dim`` (not its last) takes
-    ATen's loop over the dims after it."""
-    return type(out) is np.ndarray and out.dtype.kind == "f" and out.dtype.itemsize in (4, 8) \
-        and out.ndim >= 2 and isinstance(dim, int) and dim % out.ndim != out.ndim - 1 \
-        and out.size > 0 and type(g) is np.ndarray and g.dtype == out.dtype
+    return _inner(out, dim) and type(g) is np.ndarray and g.dtype == out.dtype
 
 
 def _axis(a, dim):
@@ -34,6 +37,8 @@ def _axis(a, dim):
 def softmax(a, dim=0):
     if kernels_softmax.exact(a, dim):
         return kernels_softmax.softmax(a)
+    if _inner(a, dim):
+        return kernels_softmax_inner.softmax(a, dim % a.ndim)
     ax = _axis(a, dim)
     m = np.max(a, axis=ax, keepdims=True, initial=-np.inf)  # (initial: empty is fine)
     e = np.exp(a - np.where(np.isfinite(m), m, 0.0))
@@ -43,6 +48,8 @@ def softmax(a, dim=0):
 def softmax_vjp(g, out, a, dim=0):
     if kernels_softmax.exact(out, dim) and _same_float(g, out):
         return kernels_softmax.softmax_vjp(g, out)
+    if _inner_float(g, out, dim):
+        return kernels_softmax_inner.softmax_vjp(g, out, dim % out.ndim)
     return out * (g - np.sum(g * out, axis=_axis(a, dim), keepdims=True))
 
 
@@ -54,6 +61,8 @@ def softmax_jvp(ts, out, a, dim=0):
 def log_softmax(a, dim=0):
     if kernels_softmax.exact(a, dim):
         return kernels_softmax.log_softmax(a)
+    if _inner(a, dim):
+        return kernels_softmax_inner.log_softmax(a, dim % a.ndim)
     ax = _axis(a, dim)
     m = np.max(a, axis=ax, keepdims=True, initial=-np.inf)  # (initial: empty is fine)
     s = a - np.where(np.isfinite(m), m, 0.0)
@@ -65,7 +74,7 @@ def log_softmax_vjp(g, out, a, dim=0):
     if kernels_softmax.exact(out, dim) and _same_float(g, out):
         return kernels_softmax.log_softmax_vjp(g, out)
     if _inner_float(g, out, dim):  # (a dim with positions after it: ATen's other loop)
-        return kernels_softmax.log_softmax_vjp_inner(g, out, dim % out.ndim)
+        return kernels_softmax_inner.log_softmax_vjp(g, out, dim % out.ndim)
     return g - np.exp(out) * np.sum(g, axis=_axis(a, dim), keepdims=True)
 
 
