@@ -141,6 +141,22 @@ def rms_norm(ev, node, args, kw):
     return y
 
 
+def normalize(ev, node, args, kw):
+    """F.normalize: input / norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input),
+    as functional.py writes it (DivBackward0)."""
+    g = bind("normalize", (("input", REQUIRED), ("p", 2.0), ("dim", 1), ("eps", 1e-12),
+                           ("out", None)), args, kw)
+    x = tensor(node, g["input"], "input", "normalize")
+    if g["out"] is not None:
+        raise error("normalize(out=...) is not supported by ddx", node)
+    p, dim = num(g["p"]), g["dim"]
+    dims = dim if isinstance(dim, (list, tuple)) else int(num(dim))
+    denom = call(ev, node, "norm", x, weak(p), dims, keepdim=True)
+    denom = call(ev, node, "clamp_min", denom, weak(float(num(g["eps"]))))
+    denom = call(ev, node, "expand_as", denom, x)
+    return call(ev, node, "div", x, denom)
+
+
 def local_response_norm(ev, node, args, kw):
     g = bind("local_response_norm", (("input", REQUIRED), ("size", REQUIRED),
                                      ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)), args, kw)
@@ -243,14 +259,14 @@ CLASSES = {
                           _lrn),
 }
 FUNCTIONS = {"layer_norm": layer_norm, "group_norm": group_norm, "rms_norm": rms_norm,
-             "local_response_norm": local_response_norm}
+             "local_response_norm": local_response_norm, "normalize": normalize}
 
 
 def register() -> None:
     nn, space = EXTRA["torch.nn"], EXTRA["torch.nn.functional"]
     for name, fn in FUNCTIONS.items():
         space[name] = Native(name, fn)
-        if name != "local_response_norm":  # (torch.local_response_norm does not exist)
+        if name not in ("local_response_norm", "normalize"):  # (no torch.X of these)
             EXTRA["torch"].setdefault(name, space[name])
     for kind, (params, build) in CLASSES.items():
         nn[kind] = Native(kind, lambda ev, node, args, kw, _k=kind, _p=params, _b=build: _b(
