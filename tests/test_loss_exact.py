@@ -141,7 +141,7 @@ def test_nll_sum_is_atens_cascade_derived_by_hand():
     """Index 0 is flushed to the top level at once; indexes 1-16 add up in level 0 (16.0),
     flushed into level 1 at 16; the levels are added from the first: 16 + 1e8, which float32
     holds exactly (spacing 8), where adding one after another from 1e8 loses every 1."""
-    from ddx.ops.kernels_loss import cascade_total
+    from ddx.ops.kernels_sumloop import cascade_total
 
     values = np.array([1e8] + [1.0] * 16, dtype=np.float32)
     got = cascade_total(values, np.arange(17))

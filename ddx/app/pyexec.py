@@ -14,7 +14,7 @@ from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from ..graph.values import Break, Continue, NoGrad, Return
-from . import pycalls, pymodules, pyvalues
+from . import pycalls, pymodules, pysets, pyvalues
 from .methods import check_in_place
 from .pyvalues import (
     PyException,
@@ -204,6 +204,9 @@ def _augassign(ev, stmt) -> Any:
     other = ev.evaluate(stmt.value)
     if isinstance(current, list) and op == "+":
         current.extend(iterate(ev, other, stmt.value))
+        return None
+    if type(current) is set and isinstance(other, (set, frozenset)) and op in "|&-":
+        pysets.update_in_place(ev, current, op, other)  # (s |= t changes s, as Python's)
         return None
     if isinstance(current, Tensor) and not current.weak and op in "+-*/" and len(op) == 1:
         if _in_place(ev, stmt, current, op, other):

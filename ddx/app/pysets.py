@@ -79,6 +79,12 @@ def method(ev, node, obj: set, name: str, args: list, kw: dict) -> Any:
     raise PyException.error("AttributeError", f"'set' object has no attribute '{name}'")
 
 
+def update_in_place(ev, obj: set, op: str, other) -> None:
+    """``s |= t``, ``s &= t``, ``s -= t``: Python's in-place set operators."""
+    _journal(ev, obj)
+    {"|": set.update, "&": set.intersection_update, "-": set.difference_update}[op](obj, other)
+
+
 def _journal(ev, obj: set) -> None:
     """A set changed in place: undone with the statement if it fails (Ctrl-C)."""
     if ev.journal is not None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import kernels_softmax, kernels_softmax_inner
 from .kernels_sum import torch_mean, torch_sum
+from .kernels_sumloop import cascade_total
 
 LOG_FLOOR = -100.0  # PyTorch's binary_cross_entropy clamps its logs here
 EPSILON = float(np.float32(1e-12))  # and its gradient's denominator here (a C++ float)
@@ -201,38 +202,6 @@ def _picked(t, ignore_index, class_dim):
 def _weights(w, idx, keep, class_dim, dtype):
     wi = np.ones(keep.shape, dtype=dtype) if w is None else np.take(w, np.squeeze(idx, class_dim))
     return np.where(keep, wi, 0.0)
-
-
-def cascade_total(values: np.ndarray, index: np.ndarray):
-    """ATen's nll_loss sum over the batch (LossNLL.cpp, LossNLL2d.cpp): the values (in the
-    order of their flat ``index``, the ignored left out) added into level 0; after a value whose
-    index is a multiple of 16, level 0 goes into level 1 (and level j into j + 1 while the index
-    is a multiple of 16 ** (j + 1)), each level then starting again from 0; at the end the 8
-    levels added from the first. In the values' type."""
-    dt = values.dtype.type
-    levels = [dt(0)] * 8
-    if values.size == 0:
-        return dt(0)
-    flush = np.flatnonzero(index % 16 == 0)
-    start = 0
-    ends = list(flush + 1)
-    groups = []  # (level 0's sum, the index that flushed it)
-    for end in ends:
-        groups.append((np.add.accumulate(values[start:end])[-1], int(index[end - 1])))
-        start = end
-    for total, b in groups:
-        levels[0] = dt(levels[0] + total)
-        for j in range(7):
-            if b & (15 << (4 * j)):
-                break
-            levels[j + 1] = dt(levels[j + 1] + levels[j])
-            levels[j] = dt(0)
-    if start < values.size:
-        levels[0] = dt(levels[0] + np.add.accumulate(values[start:])[-1])
-    out = dt(0)
-    for v in levels:
-        out = dt(out + v)
-    return out
 
 
 def _nll_totals(x, t, w, ignore_index, cd):

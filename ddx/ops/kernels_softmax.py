@@ -45,7 +45,7 @@ def reduce_all(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
     return acc[..., 0]
 
 
-def _exp(x):
+def exp_sleef(x):
     if x.dtype == _F32:
         from .sleef import expf
 
@@ -57,7 +57,7 @@ def _exp(x):
 
 def softmax(a: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
-        e = _exp(a - reduce_all(np.maximum, a)[..., None])
+        e = exp_sleef(a - reduce_all(np.maximum, a)[..., None])
         return e * (a.dtype.type(1) / reduce_all(np.add, e))[..., None]
 
 
@@ -68,7 +68,7 @@ def log_softmax(a: np.ndarray) -> np.ndarray:
         from .sleef64 import logd as log
     with np.errstate(all="ignore"):
         m = reduce_all(np.maximum, a)[..., None]
-        return a - m - log(reduce_all(np.add, _exp(a - m)))[..., None]
+        return a - m - log(reduce_all(np.add, exp_sleef(a - m)))[..., None]
 
 
 def softmax_vjp(g: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -83,5 +83,5 @@ def log_softmax_vjp(g: np.ndarray, out: np.ndarray) -> np.ndarray:
     g = np.broadcast_to(g, out.shape)
     with np.errstate(all="ignore"):
         total = np.broadcast_to(reduce_all(np.add, g)[..., None], out.shape)
-        return (fma32 if out.dtype == _F32 else fma_f64)(-_exp(out), total, g)
+        return (fma32 if out.dtype == _F32 else fma_f64)(-exp_sleef(out), total, g)
 

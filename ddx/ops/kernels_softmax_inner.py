@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels_softmax import _exp
+from .kernels_softmax import exp_sleef
 from .kernels_sum import split_ranges, threads
 
 _F32 = np.dtype(np.float32)
@@ -54,7 +54,7 @@ def _exp_by(x: np.ndarray, vector: np.ndarray) -> np.ndarray:
     out = np.empty_like(x)
     with np.errstate(all="ignore"):
         if vector.any():
-            out[..., vector] = _exp(np.ascontiguousarray(x[..., vector]))
+            out[..., vector] = exp_sleef(np.ascontiguousarray(x[..., vector]))
         if (~vector).any():
             out[..., ~vector] = _c_exp(x[..., ~vector])
     return out
@@ -148,7 +148,7 @@ def softmax(a: np.ndarray, axis: int) -> np.ndarray:
     with np.errstate(all="ignore"):
         flat_v = np.broadcast_to(vector[:, None, :], shifted.shape)
         if flat_v.any():
-            e[flat_v] = _exp(np.ascontiguousarray(shifted[flat_v]))
+            e[flat_v] = exp_sleef(np.ascontiguousarray(shifted[flat_v]))
         if (~flat_v).any():
             e[~flat_v] = _c_exp(shifted[~flat_v])
         total = np.zeros((outer, inner), dt)

@@ -1,4 +1,5 @@
-"""The 2-D loop of ATen's cascade_sum (aten/src/ATen/native/cpu/SumKernel.cpp), in numpy.
+"""The 2-D loop of ATen's cascade_sum (aten/src/ATen/native/cpu/SumKernel.cpp), in numpy;
+and cascade_total, the other cascade ATen writes (nll_loss's sum over its batch).
 
 A contiguous reduced row is read as vectors of 32 bytes (see vector_bytes): row_sum of
 vectors, 4 at a time, then the elements past the last vector, then the vector's lanes. A
@@ -175,3 +176,35 @@ def add_into(out, r, ostrides) -> None:
         rt = np.ascontiguousarray(rt)  # (the lanes innermost, so numpy adds row after row)
     view = as_strided(out, kshape, tuple(ostrides[k] for k in kept))
     view += chain(rt).reshape(kshape)
+
+
+def cascade_total(values: np.ndarray, index: np.ndarray):
+    """ATen's nll_loss sum over the batch (LossNLL.cpp, LossNLL2d.cpp): the values (in the
+    order of their flat ``index``, the ignored left out) added into level 0; after a value whose
+    index is a multiple of 16, level 0 goes into level 1 (and level j into j + 1 while the index
+    is a multiple of 16 ** (j + 1)), each level then starting again from 0; at the end the 8
+    levels added from the first. In the values' type."""
+    dt = values.dtype.type
+    levels = [dt(0)] * 8
+    if values.size == 0:
+        return dt(0)
+    flush = np.flatnonzero(index % 16 == 0)
+    start = 0
+    ends = list(flush + 1)
+    groups = []  # (level 0's sum, the index that flushed it)
+    for end in ends:
+        groups.append((np.add.accumulate(values[start:end])[-1], int(index[end - 1])))
+        start = end
+    for total, b in groups:
+        levels[0] = dt(levels[0] + total)
+        for j in range(7):
+            if b & (15 << (4 * j)):
+                break
+            levels[j + 1] = dt(levels[j + 1] + levels[j])
+            levels[j] = dt(0)
+    if start < values.size:
+        levels[0] = dt(levels[0] + np.add.accumulate(values[start:])[-1])
+    out = dt(0)
+    for v in levels:
+        out = dt(out + v)
+    return out

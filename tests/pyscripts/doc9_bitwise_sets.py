@@ -67,3 +67,9 @@ try:
 except RuntimeError as e:
     print(e)
 print(torch.logical_and(b > 0, b < 2), torch.logical_not(b), torch.bitwise_not(torch.tensor(3)))
+s = {1, 2, 3}
+alias = s
+s |= {4, 5}
+s &= {1, 2, 4, 5, 9}
+s -= {2}
+print(sorted(s), alias is s, sorted(alias))
