@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxNameError, DdxShapeError
+from ..errors import DdxShapeError
 from ..lang.tree import Ast
 from ..ops.kernels_conv import max_pool_indices, pool_geometry, transposed_shape
 from .args import Evaluating, bind, truth_arg
@@ -350,16 +350,27 @@ def pool(kind: str, n: int):
 def adaptive_avg_pool2d(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     """F.adaptive_avg_pool2d(input, output_size): to an output of one element per channel,
     at::adaptive_avg_pool2d's own shortcut, input.mean((-1, -2), keepdim=True) (MeanBackward1,
-    mean's bits); other output sizes are not supported by ddx."""
+    mean's bits); to other sizes ATen's kernel (a row; None keeps the input's size)."""
     given = bind(node, args, kw, ("input", "output_size"), required=2)
     x = tensor_arg(ev, node, given["input"])
     size = given["output_size"]
     sizes = (size, size) if not isinstance(size, (tuple, list)) else tuple(size)
-    if len(sizes) != 2 or any(s is None or int_of(ev, node, s) != 1 for s in sizes):
-        raise DdxNameError("adaptive_avg_pool2d to an output size other than 1 is not "
-                           "supported by ddx", start=node.pos, end=node.end)
-    return ev.functions["mean"](ev, node, [x, (weak(-1), weak(-2))],
-                                {"keepdim": (True, node.pos)})
+    if isinstance(size, Tensor) and not size.weak and size.value.ndim == 1:
+        sizes = tuple(weak(int(v)) for v in size.value)  # (the one-liner's [2, 3])
+    if len(sizes) != 2:
+        raise fail(node, "adaptive_avg_pool2d: output_size must be 2")
+    out = tuple(None if s is None else int_of(ev, node, s) for s in sizes)
+    if out == (1, 1):
+        return ev.functions["mean"](ev, node, [x, (weak(-1), weak(-2))],
+                                    {"keepdim": (True, node.pos)})
+    if x.value.ndim not in (3, 4) or any(n == 0 for n in x.shape[-3:]):
+        raise fail(node, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                   f"{list(x.shape)}")
+    out = tuple(x.shape[-2 + k] if s is None else s for k, s in enumerate(out))
+    if any(n <= 0 for n in out):
+        raise fail(node, "adaptive_avg_pool2d: elements of output_size must be greater than "
+                   f"or equal to 0 but received {list(out)}")
+    return ev.op("adaptive_avg_pool2d", node, [x], {"output_size": out})
 
 
 __all__ = ["MISSING_BIAS", "NAMED", "NAMED_SPACES", "adaptive_avg_pool2d", "conv", "conv_transpose", "pool"]

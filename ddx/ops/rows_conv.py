@@ -5,6 +5,8 @@ ddx/graph/calls_conv.py; the kernels in ddx/ops/kernels_conv.py."""
 
 from __future__ import annotations
 
+from .kernels_adaptive import adaptive_avg_pool, adaptive_avg_pool_jvp, adaptive_avg_pool_vjp
+from .kernels_adaptive import windows as adaptive_windows
 from .kernels_conv import (
     avg_pool,
     avg_pool_jvp,
@@ -141,3 +143,21 @@ for _n, _name in ((2, "2D"), (3, "3D")):
        jvp=avg_pool_jvp, elementwise=False, reads="i", shown=f"avg_pool{_n}d",
        emit={"torch": _torch_avg, "jax": _jax_avg},
        example=(f"avg_pool{_n}d(x, 2, 1, 1)", {"x": (1, 2) + (3,) * _n}))
+
+
+def _torch_adaptive(args, t, lib) -> str:
+    return f"torch.nn.functional.adaptive_avg_pool2d({args[0]}, {tuple(t.kw['output_size'])})"
+
+
+def _jax_adaptive(args, t, lib) -> str:
+    rows = adaptive_windows(t.inputs[0].value.shape, t.kw["output_size"])
+    cells = ["jnp.stack([" + ", ".join(
+        f"jnp.mean({args[0]}[..., {h0}:{h1}, {w0}:{w1}], axis=(-2, -1))"
+        for h0, h1, w0, w1 in row) + "], axis=-1)" for row in rows]
+    return "jnp.stack([" + ", ".join(cells) + "], axis=-2)"
+
+
+op("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", adaptive_avg_pool,
+   adaptive_avg_pool_vjp, jvp=adaptive_avg_pool_jvp, elementwise=False, reads="i",
+   shown="adaptive_avg_pool2d", emit={"torch": _torch_adaptive, "jax": _jax_adaptive},
+   spaces=("F",), example=("adaptive_avg_pool2d(x, [2, 3])", {"x": (1, 2, 3, 5)}))
