@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
-from . import create_random
+from . import create_random, create_random2
 from .args import Evaluating, bind, check_arity, check_keywords
 from .create_args import (
     OPTIONS,
@@ -293,11 +293,13 @@ NAMED: dict = {
     "empty_like": _filled_like(0.0),
     "full_like": _filled_like(None),
     **create_random.NAMED,
+    **create_random2.NAMED,
 }
 NAMED_SPACES: dict = {name: ("torch",) for name in NAMED}
 LISTS = {"ones", "zeros", "empty", "full", "rand", "randn", "randint", "normal"}
 # the REPL's tensor methods from here (ddx/app/methods.py adds them to its own)
 TENSOR_METHODS = {"new_ones": _new_filled(1.0), "new_zeros": _new_filled(0.0),
                   "new_empty": _new_filled(0.0), "new_full": _new_filled(None),
-                  "new_tensor": m_new_tensor, **create_random.TENSOR_METHODS}
+                  "new_tensor": m_new_tensor, **create_random.TENSOR_METHODS,
+                  **create_random2.TENSOR_METHODS}
 __all__ = ["KINDS", "CALLERS", "NAMED", "NAMED_SPACES", "LISTS", "TENSOR_METHODS", "torch_type"]

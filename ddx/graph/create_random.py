@@ -55,6 +55,9 @@ def _generator(ev: Evaluating):
     return GENERATOR
 
 
+draw_generator = _generator  # (for create_random2.py's exponential_ and multinomial)
+
+
 def _draw(ev: Evaluating, node: Ast, kind: str, shape: tuple, dtype: np.dtype, a: float,
           b: float) -> np.ndarray:
     if dtype.kind != "f":
