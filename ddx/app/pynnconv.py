@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..graph.values import weak
 from .pyerrors import PyException
 from .pyfunc6 import FUNCTIONS as F6
 from .pyfunc6 import REQUIRED, bind, call, num
@@ -228,8 +229,62 @@ def _adaptive(ev, node, args, kw):
                                   list(args), kw))
 
 
+class Upsample(Builtin):
+    """nn.Upsample(size, scale_factor, mode) and nn.UpsamplingNearest2d: F.interpolate."""
+
+    def __init__(self, kind: str, g: dict) -> None:
+        super().__init__()
+        self.kind = kind
+        scale = g.get("scale_factor")
+        if scale is not None and not isinstance(scale, (list, tuple)):
+            scale = float(num(scale)) if num(scale) else None
+        elif scale is not None:
+            scale = tuple(float(num(f)) for f in scale)
+        size = g.get("size")
+        if isinstance(size, (list, tuple)):
+            size = tuple(int(num(v)) for v in size)
+        elif size is not None:
+            size = int(num(size))
+        self.state.update(size=size, scale_factor=scale, mode=g.get("mode", "nearest"),
+                          align_corners=g.get("align_corners"),
+                          recompute_scale_factor=g.get("recompute_scale_factor"))
+
+    def extra(self) -> str:
+        s = self.state
+        info = f"scale_factor={s['scale_factor']!r}" if s["scale_factor"] is not None else \
+            f"size={s['size']!r}"
+        return info + f", mode={s['mode']!r}"
+
+    def forward(self, ev, node, args, kw):
+        if len(args) != 1 or kw:
+            raise PyException.error("TypeError", f"{self.kind}.forward() takes 2 positional "
+                                    f"arguments but {len(args) + 1} were given")
+        s = self.state
+        extra = {k: (v if not isinstance(v, float) else weak(v), node.pos)
+                 for k, v in (("size", s["size"]), ("scale_factor", s["scale_factor"]),
+                              ("mode", s["mode"])) if v is not None}
+        if s["recompute_scale_factor"] is not None:
+            extra["recompute_scale_factor"] = (s["recompute_scale_factor"], node.pos)
+        return ev.functions["interpolate"](ev, node, [args[0]], extra)
+
+
+def _upsample(kind: str, params: tuple):
+    def make(ev, node, args, kw):
+        g = bind(f"{kind}.__init__", params, list(args), kw)
+        if kind == "UpsamplingNearest2d":
+            g["mode"] = "nearest"
+        return Upsample(kind, g)
+    return Native(kind, make)
+
+
 def register() -> None:
     nn = EXTRA["torch.nn"]
+    nn["Upsample"] = _upsample("Upsample", (("size", None), ("scale_factor", None),
+                                            ("mode", "nearest"), ("align_corners", None),
+                                            ("recompute_scale_factor", None)))
+    nn["UpsamplingNearest2d"] = _upsample("UpsamplingNearest2d", (("size", None),
+                                                                  ("scale_factor", None)))
+    FILES["upsampling"] = ("Upsample", "UpsamplingNearest2d")
     for n in (1, 2, 3):
         nn[f"Conv{n}d"] = _conv(n)
         nn[f"ConvTranspose{n}d"] = _conv(n, True)

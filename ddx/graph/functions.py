@@ -18,6 +18,7 @@ from . import (
     calls_create,
     calls_div,
     calls_functional,
+    calls_interp,
     calls_layers,
     calls_linalg,
     calls_loss5,
@@ -49,7 +50,7 @@ from .values import weak
 CALL_MODULES = (calls_arith, calls_compare, calls_reduce, calls_linalg, calls_shape, calls_create,
                 calls_layers, calls_composite, calls_more, calls_misc, calls_compose, calls_div,
                 calls_functional, create_dropout, calls_round5,
-                calls_loss5, calls_m, calls_m2, calls_m3, calls_m4, calls_conv)
+                calls_loss5, calls_m, calls_m2, calls_m3, calls_m4, calls_conv, calls_interp)
 
 __all__ = ["CALLERS", "FUNCTIONS", "KINDS", "NAMED", "Functions", "check_arity"]
 

@@ -33,6 +33,7 @@ from . import (  # noqa: F401 - registering the rows
     rows_round,
     rows_shape,
     rows_shrink,
+    rows_upsample,
 )
 from .rows import stack_op
 from .table import CALLS, OPS, UFUNCS, Op, display_name, op, unregister

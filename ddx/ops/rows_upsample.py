@@ -1,0 +1,39 @@
+"""The op table's rows for nearest-neighbour upsampling in 1, 2 and 3 dims
+(UpsampleNearest1D/2D/3DBackward0); the kernels are in ddx/ops/kernels_upsample.py, the
+caller (F.interpolate, nn.Upsample) in ddx/graph/calls_interp.py."""
+
+from __future__ import annotations
+
+from .kernels_upsample import (
+    sources,
+    upsample_nearest,
+    upsample_nearest_jvp,
+    upsample_nearest_vjp,
+)
+from .table import op
+
+
+def _torch(args, t, lib) -> str:
+    kw = t.kw
+    if all(s is not None for s in kw["scales"]):
+        return (f"torch.nn.functional.interpolate({args[0]}, scale_factor="
+                f"{tuple(kw['scales'])}, mode='nearest')")
+    return f"torch.nn.functional.interpolate({args[0]}, size={tuple(kw['output_size'])})"
+
+
+def _jax(args, t, lib) -> str:
+    kw = t.kw
+    x = t.inputs[0].value
+    n = len(kw["output_size"])
+    out = args[0]
+    for k, idx in enumerate(sources(x.shape, kw["output_size"], kw["scales"])):
+        out = f"jnp.take({out}, jnp.array({idx}), axis={x.ndim - n + k})"
+    return out
+
+
+for _n in (1, 2, 3):
+    op(f"upsample_nearest{_n}d", f"UpsampleNearest{_n}DBackward0", upsample_nearest,
+       upsample_nearest_vjp, jvp=upsample_nearest_jvp, elementwise=False, reads="i",
+       shown="interpolate", spaces=("F",), emit={"torch": _torch, "jax": _jax},
+       example=("interpolate(x, scale_factor=2)" if _n == 2 else
+                f"interpolate(x, size={[5] * _n})", {"x": (1, 2) + (3,) * _n}))
