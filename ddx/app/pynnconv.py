@@ -263,8 +263,9 @@ class Upsample(Builtin):
         extra = {k: (v if not isinstance(v, float) else weak(v), node.pos)
                  for k, v in (("size", s["size"]), ("scale_factor", s["scale_factor"]),
                               ("mode", s["mode"])) if v is not None}
-        if s["recompute_scale_factor"] is not None:
-            extra["recompute_scale_factor"] = (s["recompute_scale_factor"], node.pos)
+        for key in ("align_corners", "recompute_scale_factor"):
+            if s[key] is not None:
+                extra[key] = (s[key], node.pos)
         return ev.functions["interpolate"](ev, node, [args[0]], extra)
 
 

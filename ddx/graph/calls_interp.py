@@ -1,7 +1,8 @@
 """The caller of F.interpolate (and so nn.Upsample): functional.py's reading of size and
 scale_factor (one of them; a number or one per spatial dim; recompute_scale_factor), the
 output size ATen computes from a scale factor (floor(in * s), in double), and the row it
-calls: upsample_nearest1d/2d/3d for mode='nearest' (the others are refused by name)."""
+calls: upsample_nearest1d/2d/3d for mode='nearest', upsample_bilinear2d for 'bilinear' of a
+4-d input (the others are refused by name)."""
 
 from __future__ import annotations
 
@@ -51,9 +52,16 @@ def interpolate(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
                          f"{x.value.ndim}D) for the modes: nearest | linear | bilinear | "
                          f"bicubic | trilinear | area | nearest-exact (got {mode})",
                    NotImplementedError_)
-    if mode != "nearest":
-        raise fail(node, f"F.interpolate(mode={mode!r}) is not supported by ddx (mode "
-                         "'nearest' is)")
+    if mode not in ("nearest", "bilinear") or mode == "bilinear" and n != 2:
+        raise fail(node, f"F.interpolate(mode={mode!r}) is not supported by ddx"
+                   + (" on this input" if mode == "bilinear" else "")
+                   + " (modes 'nearest', and 'bilinear' of a 4-d input, are)")
+    align = given.get("align_corners")
+    align = bool(align.value) if isinstance(align, Tensor) else bool(align)
+    if mode == "nearest" and given.get("align_corners") is not None:
+        raise DdxValueError("align_corners option can only be set with the interpolating "
+                            "modes: linear | bilinear | bicubic | trilinear", start=node.pos,
+                            end=node.end)
     size, scale = given.get("size"), given.get("scale_factor")
     if size is not None and scale is not None:
         raise DdxValueError("only one of size or scale_factor should be defined",
@@ -73,6 +81,10 @@ def interpolate(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         raise fail(node, f"Input and output sizes should be greater than 0, but got input "
                          f"({', '.join(str(s) for s in x.shape[2:])}) and output "
                          f"({', '.join(str(o) for o in out)})")
+    if mode == "bilinear":
+        return ev.op("upsample_bilinear2d", node, [x],
+                     {"output_size": tuple(out), "align_corners": align,
+                      "scales": tuple(scales)})
     return ev.op(f"upsample_nearest{n}d", node, [x],
                  {"output_size": tuple(out), "scales": tuple(scales)})
 

@@ -69,3 +69,104 @@ def upsample_nearest_jvp(ts, o, x, output_size=(1,), scales=(None,)):
 def sources(shape: tuple, output_size: tuple, scales: tuple) -> list:
     """The source index lists, for the emitted JAX."""
     return [idx.tolist() for idx in _indices(shape, tuple(output_size), tuple(scales))]
+
+
+# --- bilinear (mode='bilinear', 4-d input) --------------------------------------------------
+
+def _fma_of(dt):
+    from .rng_math import fma32, fma64
+
+    return (lambda a, b, c: fma32(a, b, c).astype(dt)) if dt == np.float32 else \
+        (lambda a, b, c: fma64(a, b, c).astype(dt))
+
+
+def linear_weights(size: int, out: int, align: bool, scale, dt: np.dtype) -> tuple:
+    """compute_source_index_and_lambda for each output index: (i0, i1, lambda0, lambda1),
+    in the input's type (area_pixel_compute_scale and _source_index; the source index
+    ``scale * (i + 0.5) - 0.5`` one fused multiply-add)."""
+    t = dt.type
+    i = np.arange(out)
+    if out == size:
+        return i, i, np.ones(out, dt), np.zeros(out, dt)
+    if align:
+        ratio = t(t(size - 1) / t(out - 1)) if out > 1 else t(0)
+        real = (ratio * i.astype(dt)).astype(dt)
+    else:
+        ratio = t(1.0 / scale) if scale is not None and scale > 0 else t(t(size) / t(out))
+        real = _fma_of(dt)(np.full(out, ratio, dt), (i.astype(dt) + t(0.5)).astype(dt),
+                           np.full(out, t(-0.5), dt))
+        real = np.where(real < 0, t(0), real).astype(dt)
+    i0 = np.minimum(np.floor(real).astype(np.int64), size - 1)
+    l1 = np.minimum(np.maximum((real - i0.astype(dt)).astype(dt), t(0)), t(1)).astype(dt)
+    return i0, i0 + (i0 < size - 1), (t(1) - l1).astype(dt), l1
+
+
+def _corners(shape, output_size, align, scales, dt):
+    (h0, h1, a0, a1), (w0, w1, b0, b1) = (
+        linear_weights(shape[-2 + k], output_size[k], align, scales[k], dt) for k in (0, 1))
+    return h0, h1, w0, w1, (a0, a1), (b0, b1)
+
+
+def _bilinear(x: np.ndarray, output_size: tuple, align: bool, scales: tuple) -> np.ndarray:
+    """Each output cell: its four corners times the products of their weights, added by
+    fused multiply-adds in the kernel's order: (0, 1), (0, 0), (1, 0), (1, 1)."""
+    x = np.asarray(x)
+    dt = x.dtype
+    h0, h1, w0, w1, hw, ww = _corners(x.shape, output_size, align, scales, dt)
+    fma = _fma_of(dt)
+    hs, ws = (h0, h1), (w0, w1)
+    acc = None
+    for i, j in ((0, 1), (0, 0), (1, 0), (1, 1)):
+        corner = x[..., hs[i][:, None], ws[j][None, :]]
+        weight = np.broadcast_to((hw[i][:, None] * ww[j][None, :]).astype(dt), corner.shape)
+        acc = (corner * weight).astype(dt) if acc is None else fma(corner, weight, acc)
+    return acc
+
+
+def upsample_bilinear(x, output_size=(1, 1), align_corners=False, scales=(None, None)):
+    return on_parts(_bilinear, x, tuple(output_size), bool(align_corners), tuple(scales))
+
+
+def _bilinear_back(g: np.ndarray, shape: tuple, output_size: tuple, align: bool,
+                   scales: tuple) -> np.ndarray:
+    """cpu_upsample_linear_backward: output cell after cell, each adding h * w * g into its
+    four corners (one fused multiply-add each)."""
+    dt = g.dtype
+    h0, h1, w0, w1, (a0, a1), (b0, b1) = _corners(shape, output_size, align, scales, dt)
+    lead = shape[:-2]
+    grad = np.zeros(lead + (shape[-2] * shape[-1],), dt)
+    fma = _fma_of(dt)
+    width = shape[-1]
+    for oh in range(output_size[0]):
+        for ow in range(output_size[1]):
+            go = g[..., oh, ow]
+            for ih, lh in ((h0[oh], a0[oh]), (h1[oh], a1[oh])):
+                for iw, lw in ((w0[ow], b0[ow]), (w1[ow], b1[ow])):
+                    k = ih * width + iw
+                    grad[..., k] = fma(np.full(go.shape, dt.type(lh * lw), dt), go,
+                                       grad[..., k])
+    return grad.reshape(shape)
+
+
+def upsample_bilinear_vjp(g, o, x, output_size=(1, 1), align_corners=False,
+                          scales=(None, None)):
+    shape = np.shape(x)
+    dt = np.asarray(x).dtype
+    return on_parts(lambda gg: _bilinear_back(np.broadcast_to(gg, np.shape(o)).astype(dt),
+                                              shape, tuple(output_size), bool(align_corners),
+                                              tuple(scales)), g)
+
+
+def upsample_bilinear_jvp(ts, o, x, output_size=(1, 1), align_corners=False,
+                          scales=(None, None)):
+    return upsample_bilinear(np.broadcast_to(ts[0], np.shape(x)), output_size, align_corners,
+                             scales)
+
+
+def bilinear_terms(shape: tuple, output_size: tuple, align: bool, scales: tuple,
+                   dt=np.float64) -> list:
+    """[(rows, cols, weights)] of the four corners, for the emitted JAX."""
+    h0, h1, w0, w1, hw, ww = _corners(shape, output_size, align, scales, np.dtype(dt))
+    hs, ws = (h0, h1), (w0, w1)
+    return [(hs[i].tolist(), ws[j].tolist(), (hw[i][:, None] * ww[j][None, :]).tolist())
+            for i, j in ((0, 1), (0, 0), (1, 0), (1, 1))]

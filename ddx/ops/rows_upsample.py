@@ -1,11 +1,16 @@
 """The op table's rows for nearest-neighbour upsampling in 1, 2 and 3 dims
-(UpsampleNearest1D/2D/3DBackward0); the kernels are in ddx/ops/kernels_upsample.py, the
+(UpsampleNearest1D/2D/3DBackward0) and bilinear upsampling (UpsampleBilinear2DBackward0); the
+kernels are in ddx/ops/kernels_upsample.py, the
 caller (F.interpolate, nn.Upsample) in ddx/graph/calls_interp.py."""
 
 from __future__ import annotations
 
 from .kernels_upsample import (
+    bilinear_terms,
     sources,
+    upsample_bilinear,
+    upsample_bilinear_jvp,
+    upsample_bilinear_vjp,
     upsample_nearest,
     upsample_nearest_jvp,
     upsample_nearest_vjp,
@@ -37,3 +42,24 @@ for _n in (1, 2, 3):
        shown="interpolate", spaces=("F",), emit={"torch": _torch, "jax": _jax},
        example=("interpolate(x, scale_factor=2)" if _n == 2 else
                 f"interpolate(x, size={[5] * _n})", {"x": (1, 2) + (3,) * _n}))
+
+
+def _torch_bilinear(args, t, lib) -> str:
+    kw = t.kw
+    return (f"torch.nn.functional.interpolate({args[0]}, size={tuple(kw['output_size'])}, "
+            f"mode='bilinear', align_corners={bool(kw['align_corners'])})")
+
+
+def _jax_bilinear(args, t, lib) -> str:
+    kw = t.kw
+    terms = bilinear_terms(t.inputs[0].value.shape, kw["output_size"], kw["align_corners"],
+                           kw["scales"], t.inputs[0].value.dtype)
+    return "(" + " + ".join(
+        f"jnp.take(jnp.take({args[0]}, jnp.array({rows}), axis=-2), jnp.array({cols}), "
+        f"axis=-1) * jnp.array({weights})" for rows, cols, weights in terms) + ")"
+
+
+op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", upsample_bilinear,
+   upsample_bilinear_vjp, jvp=upsample_bilinear_jvp, elementwise=False, reads="i",
+   shown="interpolate", spaces=("F",), emit={"torch": _torch_bilinear, "jax": _jax_bilinear},
+   example=("interpolate(x, size=[4, 5], mode='bilinear')", {"x": (1, 2, 3, 3)}))
