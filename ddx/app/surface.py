@@ -65,6 +65,7 @@ from . import (
     pyvalues,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
     tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)
+    tensor_methods4,  # noqa: F401  (registers unfold, quantile)
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
 from .pyrange import RangeList
