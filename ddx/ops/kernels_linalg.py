@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels_einsum
 from . import kernels_gemm as gemm
 from .kernels_lu import det  # noqa: F401 - the det row's forward, re-exported
 from .kernels_shape import on_parts, refuse
@@ -317,6 +318,9 @@ def _einsum_any(eq: str, *ops):
 
 
 def einsum(*xs, equation):
+    exact = kernels_einsum.einsum(list(xs), equation)
+    if exact is not None:
+        return exact
     ins = equation.split("->")[0].split(",")
     sizes = einsum_sizes(ins, [np.shape(x) for x in xs])
     xs = [_broadcast_subscripts(x, s, sizes) for x, s in zip(xs, ins)]
@@ -328,6 +332,9 @@ def einsum_part(i: int):
     subscripts (broadcast over those only it has, and onto its diagonal where a subscript
     repeats)."""
     def vjp(g, o, *xs, equation):
+        exact = kernels_einsum.einsum_vjp(i, g, list(xs), equation)
+        if exact is not None:
+            return exact
         ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
         sizes = einsum_sizes(ins, [np.shape(x) for x in xs])
         others = [_broadcast_subscripts(x, s, sizes) for k, (x, s) in enumerate(zip(xs, ins))

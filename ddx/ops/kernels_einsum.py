@@ -1,0 +1,184 @@
+"""einsum of two operands as ATen computes it (Linear.cpp's einsum and sumproduct_pair), for
+float32/float64 arrays with lower-case subscripts, each once per operand: the operands
+permuted to the output's subscripts then the contracted ones in label order, a subscript only
+one operand has summed first (torch.sum), then either a product (nothing contracted) or
+torch.bmm of the operands reshaped to (both, left only, contracted) and (both, contracted,
+right only), viewed and permuted back. The gradients are the ones PyTorch's autograd makes of
+that chain (BmmBackward0's grad.bmm(b^T) and a^T.bmm(grad), sums expanded back, the product's
+gradient summed to the operand's shape). None where this does not apply (np.einsum then)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernels_gemm as gemm
+from .kernels_sum import torch_sum
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _applies(xs, equation: str) -> bool:
+    if len(xs) != 2 or "->" not in equation:
+        return False
+    if not all(type(x) is np.ndarray and x.dtype in _FLOATS for x in xs) or \
+            xs[0].dtype != xs[1].dtype:
+        return False
+    ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
+    return all(s.islower() or not s for s in (*ins, out)) and \
+        all(len(set(s)) == len(s) for s in ins) and all(len(s) == x.ndim
+                                                          for s, x in zip(ins, xs))
+
+
+def _full(x: np.ndarray, subs: str, perm: list) -> np.ndarray:
+    """x permuted to ``perm``'s order, a size-1 dim for each subscript it lacks."""
+    mine = [subs.index(ch) for ch in perm if ch in subs]
+    v = np.transpose(x, mine) if mine else x
+    shape = [x.shape[subs.index(ch)] if ch in subs else 1 for ch in perm]
+    return v.reshape(shape)
+
+
+class _Plan:
+    """The chain of one call: what is summed first, and the bmm's layouts."""
+
+    def __init__(self, xs, equation: str) -> None:
+        ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
+        rest = sorted(set(ins[0] + ins[1]) - set(out))
+        self.perm = list(out) + rest
+        self.out_size = len(out)
+        self.ins = ins
+        self.shapes = [x.shape for x in xs]
+        a, b = (_full(x, s, self.perm) for x, s in zip(xs, ins))
+        self.full_shapes = [a.shape, b.shape]
+        counts = [int(a.shape[j] != 1) + int(b.shape[j] != 1) for j in range(len(self.perm))]
+        self.pre = [[], []]  # dims summed first (keepdim), per operand
+        sum_dims = []
+        for j in range(self.out_size, len(self.perm)):
+            if a.shape[j] != 1 and b.shape[j] != 1:
+                counts[j] -= 1
+                if counts[j] == 1:
+                    sum_dims.append(j)
+                    counts[j] = 0
+            elif counts[j] == 1:
+                side = 0 if a.shape[j] != 1 else 1
+                self.pre[side].append(j)
+                counts[j] = 0
+        self.sum_dims = sum_dims
+
+    def operands(self, xs) -> list:
+        ops = []
+        for k, (x, s) in enumerate(zip(xs, self.ins)):
+            v = _full(x, s, self.perm)
+            for j in self.pre[k]:
+                v = np.asarray(torch_sum(v, (j,), True))
+            ops.append(v)
+        return ops
+
+    def pair(self, left, right) -> tuple:
+        """sumproduct_pair's classification (left and right already summed)."""
+        lro, lo, ro, inner = [], [], [], []
+        for i in range(left.ndim):
+            sl, sr = left.shape[i] != 1, right.shape[i] != 1
+            if i in self.sum_dims:
+                if sl and sr:
+                    continue
+                side = 0 if sl else 1 if sr else None
+                if side is not None:
+                    inner.append((side, i))
+            elif sl and sr:
+                lro.append(i)
+            elif sl:
+                lo.append(i)
+            else:
+                ro.append(i)
+        return lro, lo, ro, inner
+
+
+def _size(shape, dims) -> int:
+    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+
+
+def _forward_parts(plan: _Plan, xs):
+    left, right = plan.operands(xs)
+    if not plan.sum_dims:
+        return None, left, right
+    lro, lo, ro, inner = plan.pair(left, right)
+    for side, i in inner:  # (a summed dim nontrivial on one side only: summed there first)
+        if side == 0:
+            left = np.asarray(torch_sum(left, (i,), True))
+        else:
+            right = np.asarray(torch_sum(right, (i,), True))
+    sd = plan.sum_dims
+    lperm, rperm = lro + lo + sd + ro, lro + sd + ro + lo
+    left_r = np.transpose(left, lperm).reshape(_size(left.shape, lro), _size(left.shape, lo),
+                                               _size(left.shape, sd))
+    right_r = np.transpose(right, rperm).reshape(_size(right.shape, lro),
+                                                 _size(right.shape, sd),
+                                                 _size(right.shape, ro))
+    return (lro, lo, ro, inner, lperm, rperm, left, right), left_r, right_r
+
+
+def einsum(xs, equation: str):
+    if not _applies(xs, equation):
+        return None
+    plan = _Plan(xs, equation)
+    parts, left, right = _forward_parts(plan, xs)
+    if parts is None:
+        result = left * right
+    else:
+        lro, lo, ro, _, _, _, lfull, rfull = parts
+        res = gemm.bmm(left, right)
+        sizes = [lfull.shape[d] for d in lro] + [lfull.shape[d] for d in lo] + \
+            [1] * len(plan.sum_dims) + [rfull.shape[d] for d in ro]
+        order = lro + lo + plan.sum_dims + ro
+        operm = [order.index(d) for d in range(lfull.ndim)]
+        result = np.transpose(res.reshape(sizes), operm)
+    out_shape = result.shape[:plan.out_size]
+    return np.ascontiguousarray(result).reshape(out_shape)
+
+
+def _back_to_operand(grad_full: np.ndarray, plan: _Plan, k: int, x_shape: tuple):
+    """From operand k's (summed) full view back to its own shape: the sums expanded, the
+    size-1 dims dropped, the permutation undone."""
+    full = plan.full_shapes[k]
+    grad = np.broadcast_to(grad_full, full)
+    subs = plan.ins[k]
+    keep = [j for j, ch in enumerate(plan.perm) if ch in subs]
+    grad = grad.reshape([full[j] for j in keep])
+    labels = [plan.perm[j] for j in keep]
+    return np.ascontiguousarray(np.transpose(grad, [labels.index(ch) for ch in subs]))
+
+
+def einsum_vjp(i: int, g, xs, equation: str):
+    if not _applies(xs, equation) or not (type(g) is np.ndarray or isinstance(g, np.generic)):
+        return None
+    plan = _Plan(xs, equation)
+    dt = xs[0].dtype
+    parts, left, right = _forward_parts(plan, xs)
+    ndim = len(plan.perm)
+    g = np.asarray(g, dt)
+    if parts is None:
+        out_full = np.broadcast_shapes(left.shape, right.shape)
+        gf = np.broadcast_to(g.reshape(g.shape + (1,) * (ndim - g.ndim)), out_full)
+        mine, other = (left, right) if i == 0 else (right, left)
+        prod = np.asarray(gf * other, dt)
+        axes = tuple(j for j, n in enumerate(mine.shape) if n == 1 and prod.shape[j] != 1)
+        grad_full = np.asarray(torch_sum(prod, axes, True), dt) if axes else prod  # (sum_to)
+        return _back_to_operand(grad_full, plan, i, xs[i].shape)
+    lro, lo, ro, inner, lperm, rperm, lfull, rfull = parts
+    sizes = [lfull.shape[d] for d in lro] + [lfull.shape[d] for d in lo] + \
+        [1] * len(plan.sum_dims) + [rfull.shape[d] for d in ro]
+    order = lro + lo + plan.sum_dims + ro
+    gfull = np.broadcast_to(g.reshape(g.shape + (1,) * (ndim - g.ndim)),
+                            tuple(np.transpose(np.empty(sizes, np.int8),
+                                               [order.index(d) for d in range(ndim)]).shape))
+    g_r = np.transpose(gfull, order).reshape(  # (a view where one is possible, as torch's)
+        _size(lfull.shape, lro), _size(lfull.shape, lo), _size(rfull.shape, ro))
+    if i == 0:
+        grad_r = gemm.bmm(g_r, np.transpose(right, (0, 2, 1)))
+        grad = np.transpose(grad_r.reshape([lfull.shape[d] for d in lperm]),
+                            np.argsort(lperm))
+    else:
+        grad_r = gemm.bmm(np.transpose(left, (0, 2, 1)), g_r)
+        grad = np.transpose(grad_r.reshape([rfull.shape[d] for d in rperm]),
+                            np.argsort(rperm))
+    return _back_to_operand(grad, plan, i, xs[i].shape)

@@ -1,0 +1,17 @@
+# torch.einsum of two operands against Python with PyTorch: ATen's permute, sum and bmm chain for
+# matrix products, batched attention scores, dot and outer products and full contractions, values
+# and gradients to the last digit.
+import torch
+torch.manual_seed(0)
+torch.set_printoptions(precision=10)
+a = torch.randn(37, 53, requires_grad=True)
+b = torch.randn(53, 29, requires_grad=True)
+for eq, x, y in [("ij,jk->ik", a, b), ("ij,kj->ik", a, torch.randn(11, 53)), ("ij,j->i", a, torch.randn(53)), ("i,i->", torch.randn(9), torch.randn(9)),
+                 ("i,j->ij", torch.randn(4), torch.randn(5)), ("bij,bjk->bik", torch.randn(3, 4, 6), torch.randn(3, 6, 5)),
+                 ("bhqd,bhkd->bhqk", torch.randn(2, 3, 7, 8), torch.randn(2, 3, 9, 8)), ("ij,ij->i", a, a * 2), ("ij,jk->", a, b), ("ij,jk->ki", a, b),
+                 ("bij,jk->bik", torch.randn(4, 5, 53), b), ("ik,ij->kj", torch.randn(6, 3), torch.randn(6, 4))]:
+    x = x.detach().requires_grad_(); y = y.detach().requires_grad_()
+    z = torch.einsum(eq, x, y)
+    g = torch.randn(z.shape)
+    gx, gy = torch.autograd.grad(z, (x, y), g)
+    print(eq, z.grad_fn.name(), z.sum().item(), z.flatten()[:2].tolist(), gx.contiguous().sum().item(), gx.flatten().tolist()[::7], gy.contiguous().sum().item(), gy.flatten().tolist()[::5])
