@@ -88,12 +88,13 @@ def glu(ev, node, args, kw):
     if x.shape[d] % 2:
         raise error(f"Halving dimension must be even, but dimension {d} is size "
                     f"{x.shape[d]}", node)
-    from .pyfused import fused, glu_vjp
+    from .pyfused import fused, glu_value, glu_vjp
 
     a, b = np.split(x.value, 2, axis=d)
-    s = call(ev, node, "sigmoid", Tensor(np.ascontiguousarray(b))).value
-    return fused(ev, node, "GluBackward0", (a * s).astype(x.value.dtype), [x],
-                 (glu_vjp(a, s, d),))
+    s = call(ev, node, "sigmoid", Tensor(np.ascontiguousarray(b))).value  # (backward's)
+    value = glu_value(x.value, d) if x.value.dtype in (np.float32, np.float64) else \
+        (a * s).astype(x.value.dtype)
+    return fused(ev, node, "GluBackward0", value, [x], (glu_vjp(a, s, d),))
 
 
 def prelu(ev, node, args, kw):

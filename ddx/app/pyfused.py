@@ -136,6 +136,30 @@ def multilabel_margin(x: np.ndarray, y: np.ndarray, reduction: str, scalar_out: 
     return value, vjp
 
 
+def glu_value(x: np.ndarray, dim: int) -> np.ndarray:
+    """glu_kernel's a * (1 / (1 + exp(-b))): per inner loop (the half along dim and the dims
+    after it), whole pairs of vectors by Sleef's exp, the rest by the C library's."""
+    from ..ops.kernels_softmax import exp_sleef
+    from ..ops.libm import function
+
+    a, b = np.split(x, 2, axis=dim)
+    dt = x.dtype
+    one = dt.type(1)
+    n = int(np.prod(b.shape[dim:], dtype=np.int64))
+    ar, br = np.ascontiguousarray(a).reshape(-1, n), np.ascontiguousarray(b).reshape(-1, n)
+    cut = n - n % (2 * (64 // dt.itemsize))
+    out = np.empty_like(br)
+    with np.errstate(all="ignore"):
+        if cut:
+            out[:, :cut] = ar[:, :cut] * (one / (one + exp_sleef(np.ascontiguousarray(
+                -br[:, :cut]))))
+        if cut < n:
+            cexp = function("expf" if dt == np.float32 else "exp", dt == np.float32)
+            e = np.array([cexp(float(v)) for v in (-br[:, cut:]).reshape(-1)], dt)
+            out[:, cut:] = ar[:, cut:] * (one / (one + e.reshape(br[:, cut:].shape)))
+    return out.reshape(b.shape)
+
+
 def glu_vjp(a: np.ndarray, s: np.ndarray, dim: int):
     """glu_backward_cpu_template: the first half's gradient s * g, the second's
     (1 - s) * s * a * g, evaluated left to right in the input's dtype."""
@@ -147,4 +171,4 @@ def glu_vjp(a: np.ndarray, s: np.ndarray, dim: int):
     return vjp
 
 
-__all__ = ["fused", "glu_vjp", "multi_margin", "multilabel_margin"]
+__all__ = ["fused", "glu_value", "glu_vjp", "multi_margin", "multilabel_margin"]
