@@ -1,4 +1,5 @@
-"""Tensor.unfold(dimension, size, step) and torch.quantile / Tensor.quantile, as PyTorch computes
+"""Tensor.unfold(dimension, size, step) and torch.quantile / Tensor.quantile (and the names of
+torch.multinomial / Tensor.multinomial, ddx/graph/create_random2.py), as PyTorch computes
 them: unfold's windows (one UnfoldBackward0 node whose gradient adds the windows back in their
 order, as unfold_backward's kernel does), quantile's sort and ATen's lerp between the two
 nearest ranks (linear; lower, higher, nearest, midpoint), its gradient scattered back through
@@ -154,12 +155,15 @@ def fn_quantile(ev, node, args, kw):
 
 
 def register() -> None:
+    from ..graph.create_random2 import fn_multinomial, m_multinomial
     from .methods import TENSOR_METHODS
     from .pymodules import EXTRA, Native
 
     TENSOR_METHODS.setdefault("unfold", m_unfold)
     TENSOR_METHODS.setdefault("quantile", quantile)
+    TENSOR_METHODS.setdefault("multinomial", m_multinomial)
     EXTRA["torch"].setdefault("quantile", Native("quantile", fn_quantile))
+    EXTRA["torch"].setdefault("multinomial", Native("multinomial", fn_multinomial))
 
 
 register()

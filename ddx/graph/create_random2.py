@@ -92,5 +92,5 @@ def m_multinomial(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) ->
     return fn_multinomial(ev, node, [t, *args], kw)
 
 
-NAMED = {"multinomial": fn_multinomial}
-TENSOR_METHODS = {"exponential_": m_exponential_, "multinomial": m_multinomial}
+NAMED: dict = {}  # (torch.multinomial is both a function and a method: ddx/app registers it)
+TENSOR_METHODS = {"exponential_": m_exponential_}
