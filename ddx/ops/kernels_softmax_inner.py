@@ -95,13 +95,18 @@ def log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
     return out.reshape(a.shape)
 
 
-def log_softmax_vjp(g: np.ndarray, out: np.ndarray, axis: int) -> np.ndarray:
+def _grad_views(g: np.ndarray, out: np.ndarray, axis: int) -> tuple:
+    """(out, g) seen as (outer, dim, inner), g in out's type (ATen makes it contiguous)."""
     o = _view(out, axis)
+    return o, _view(np.broadcast_to(g, out.shape).astype(o.dtype, copy=False), axis)
+
+
+def log_softmax_vjp(g: np.ndarray, out: np.ndarray, axis: int) -> np.ndarray:
+    o, gg = _grad_views(g, out, axis)
     dt = o.dtype
-    gg = _view(np.broadcast_to(g, out.shape).astype(dt, copy=False), axis)
     _, dim, inner = o.shape
     total = np.zeros((o.shape[0], inner), dt)
-    for d in range(dim):
+    for d in range(dim):  # (the sum of g along the dim, row after row from 0)
         total = (total + gg[:, d, :]).astype(dt)
     e = _exp_by(o, _chunk_vectors(inner, dim, dt))
     with np.errstate(all="ignore"):
@@ -110,10 +115,9 @@ def log_softmax_vjp(g: np.ndarray, out: np.ndarray, axis: int) -> np.ndarray:
 
 
 def softmax_vjp(g: np.ndarray, out: np.ndarray, axis: int) -> np.ndarray:
-    o = _view(out, axis)
+    o, gg = _grad_views(g, out, axis)
     dt = o.dtype
-    gg = _view(np.broadcast_to(g, out.shape).astype(dt, copy=False), axis)
-    _, dim, _ = o.shape
+    dim = o.shape[1]
     fma = _fma(dt)
     total = np.zeros((o.shape[0], o.shape[2]), dt)
     with np.errstate(all="ignore"):
