@@ -1,8 +1,8 @@
 """The caller of F.interpolate (and so nn.Upsample): functional.py's reading of size and
 scale_factor (one of them; a number or one per spatial dim; recompute_scale_factor), the
 output size ATen computes from a scale factor (floor(in * s), in double), and the row it
-calls: upsample_nearest1d/2d/3d for mode='nearest', upsample_bilinear2d for 'bilinear' of a
-4-d input (the others are refused by name)."""
+calls: upsample_nearest1d/2d/3d for mode='nearest', upsample_linear1d and upsample_bilinear2d for
+'linear' of a 3-d input and 'bilinear' of a 4-d one (the others are refused by name)."""
 
 from __future__ import annotations
 
@@ -52,10 +52,12 @@ def interpolate(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
                          f"{x.value.ndim}D) for the modes: nearest | linear | bilinear | "
                          f"bicubic | trilinear | area | nearest-exact (got {mode})",
                    NotImplementedError_)
-    if mode not in ("nearest", "bilinear") or mode == "bilinear" and n != 2:
+    if mode not in ("nearest", "linear", "bilinear") or mode == "bilinear" and n != 2 or \
+            mode == "linear" and n != 1:
         raise fail(node, f"F.interpolate(mode={mode!r}) is not supported by ddx"
-                   + (" on this input" if mode == "bilinear" else "")
-                   + " (modes 'nearest', and 'bilinear' of a 4-d input, are)")
+                   + (" on this input" if mode in ("linear", "bilinear") else "")
+                   + " (modes 'nearest', 'linear' of a 3-d input and 'bilinear' of a 4-d one "
+                   "are)")
     align = given.get("align_corners")
     align = bool(align.value) if isinstance(align, Tensor) else bool(align)
     if mode == "nearest" and given.get("align_corners") is not None:
@@ -81,8 +83,8 @@ def interpolate(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         raise fail(node, f"Input and output sizes should be greater than 0, but got input "
                          f"({', '.join(str(s) for s in x.shape[2:])}) and output "
                          f"({', '.join(str(o) for o in out)})")
-    if mode == "bilinear":
-        return ev.op("upsample_bilinear2d", node, [x],
+    if mode in ("linear", "bilinear"):
+        return ev.op(f"upsample_{mode}{n}d", node, [x],
                      {"output_size": tuple(out), "align_corners": align,
                       "scales": tuple(scales)})
     return ev.op(f"upsample_nearest{n}d", node, [x],

@@ -170,3 +170,51 @@ def bilinear_terms(shape: tuple, output_size: tuple, align: bool, scales: tuple,
     hs, ws = (h0, h1), (w0, w1)
     return [(hs[i].tolist(), ws[j].tolist(), (hw[i][:, None] * ww[j][None, :]).tolist())
             for i, j in ((0, 1), (0, 0), (1, 0), (1, 1))]
+
+
+# --- linear (mode='linear', 3-d input) ------------------------------------------------------
+
+def _linear(x: np.ndarray, output_size: tuple, align: bool, scales: tuple) -> np.ndarray:
+    """fma(x[i0], lambda0, x[i1] * lambda1) per output index, as the kernel's fused sum."""
+    x = np.asarray(x)
+    dt = x.dtype
+    i0, i1, l0, l1 = linear_weights(x.shape[-1], output_size[0], align, scales[0], dt)
+    shape = x.shape[:-1] + (output_size[0],)
+    return _fma_of(dt)(x[..., i0], np.broadcast_to(l0, shape),
+                       (x[..., i1] * l1).astype(dt))
+
+
+def upsample_linear(x, output_size=(1,), align_corners=False, scales=(None,)):
+    return on_parts(_linear, x, tuple(output_size), bool(align_corners), tuple(scales))
+
+
+def _linear_back(g: np.ndarray, shape: tuple, output_size: tuple, align: bool,
+                 scales: tuple) -> np.ndarray:
+    dt = g.dtype
+    i0, i1, l0, l1 = linear_weights(shape[-1], output_size[0], align, scales[0], dt)
+    grad = np.zeros(shape, dt)
+    fma = _fma_of(dt)
+    for o in range(output_size[0]):
+        go = g[..., o]
+        for i, lam in ((i0[o], l0[o]), (i1[o], l1[o])):
+            grad[..., i] = fma(np.full(go.shape, lam, dt), go, grad[..., i])
+    return grad
+
+
+def upsample_linear_vjp(g, o, x, output_size=(1,), align_corners=False, scales=(None,)):
+    shape = np.shape(x)
+    dt = np.asarray(x).dtype
+    return on_parts(lambda gg: _linear_back(np.broadcast_to(gg, np.shape(o)).astype(dt), shape,
+                                            tuple(output_size), bool(align_corners),
+                                            tuple(scales)), g)
+
+
+def upsample_linear_jvp(ts, o, x, output_size=(1,), align_corners=False, scales=(None,)):
+    return upsample_linear(np.broadcast_to(ts[0], np.shape(x)), output_size, align_corners,
+                           scales)
+
+
+def linear_terms(shape: tuple, output_size: tuple, align: bool, scales: tuple,
+                 dt=np.float64) -> list:
+    i0, i1, l0, l1 = linear_weights(shape[-1], output_size[0], align, scales[0], np.dtype(dt))
+    return [(i0.tolist(), l0.tolist()), (i1.tolist(), l1.tolist())]

@@ -1,5 +1,6 @@
 """The op table's rows for nearest-neighbour upsampling in 1, 2 and 3 dims
-(UpsampleNearest1D/2D/3DBackward0) and bilinear upsampling (UpsampleBilinear2DBackward0); the
+(UpsampleNearest1D/2D/3DBackward0), linear (UpsampleLinear1DBackward0) and bilinear upsampling
+(UpsampleBilinear2DBackward0); the
 kernels are in ddx/ops/kernels_upsample.py, the
 caller (F.interpolate, nn.Upsample) in ddx/graph/calls_interp.py."""
 
@@ -7,10 +8,14 @@ from __future__ import annotations
 
 from .kernels_upsample import (
     bilinear_terms,
+    linear_terms,
     sources,
     upsample_bilinear,
     upsample_bilinear_jvp,
     upsample_bilinear_vjp,
+    upsample_linear,
+    upsample_linear_jvp,
+    upsample_linear_vjp,
     upsample_nearest,
     upsample_nearest_jvp,
     upsample_nearest_vjp,
@@ -63,3 +68,23 @@ op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", upsample_bilinear,
    upsample_bilinear_vjp, jvp=upsample_bilinear_jvp, elementwise=False, reads="i",
    shown="interpolate", spaces=("F",), emit={"torch": _torch_bilinear, "jax": _jax_bilinear},
    example=("interpolate(x, size=[4, 5], mode='bilinear')", {"x": (1, 2, 3, 3)}))
+
+
+def _torch_linear(args, t, lib) -> str:
+    kw = t.kw
+    return (f"torch.nn.functional.interpolate({args[0]}, size={tuple(kw['output_size'])}, "
+            f"mode='linear', align_corners={bool(kw['align_corners'])})")
+
+
+def _jax_linear(args, t, lib) -> str:
+    kw = t.kw
+    terms = linear_terms(t.inputs[0].value.shape, kw["output_size"], kw["align_corners"],
+                         kw["scales"], t.inputs[0].value.dtype)
+    return "(" + " + ".join(f"jnp.take({args[0]}, jnp.array({idx}), axis=-1) * "
+                            f"jnp.array({w})" for idx, w in terms) + ")"
+
+
+op("upsample_linear1d", "UpsampleLinear1DBackward0", upsample_linear, upsample_linear_vjp,
+   jvp=upsample_linear_jvp, elementwise=False, reads="i", shown="interpolate", spaces=("F",),
+   emit={"torch": _torch_linear, "jax": _jax_linear},
+   example=("interpolate(x, size=[5], mode='linear', align_corners=True)", {"x": (1, 2, 3)}))
