@@ -49,10 +49,13 @@ for _n in (1, 2, 3):
                 f"interpolate(x, size={[5] * _n})", {"x": (1, 2) + (3,) * _n}))
 
 
-def _torch_bilinear(args, t, lib) -> str:
-    kw = t.kw
-    return (f"torch.nn.functional.interpolate({args[0]}, size={tuple(kw['output_size'])}, "
-            f"mode='bilinear', align_corners={bool(kw['align_corners'])})")
+def _torch_interpolating(mode: str):
+    """The emitted torch call of an interpolating mode (linear, bilinear)."""
+    def emit(args, t, lib) -> str:
+        kw = t.kw
+        return (f"torch.nn.functional.interpolate({args[0]}, size={tuple(kw['output_size'])}, "
+                f"mode={mode!r}, align_corners={bool(kw['align_corners'])})")
+    return emit
 
 
 def _jax_bilinear(args, t, lib) -> str:
@@ -66,14 +69,8 @@ def _jax_bilinear(args, t, lib) -> str:
 
 op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", upsample_bilinear,
    upsample_bilinear_vjp, jvp=upsample_bilinear_jvp, elementwise=False, reads="i",
-   shown="interpolate", spaces=("F",), emit={"torch": _torch_bilinear, "jax": _jax_bilinear},
+   shown="interpolate", spaces=("F",), emit={"torch": _torch_interpolating("bilinear"), "jax": _jax_bilinear},
    example=("interpolate(x, size=[4, 5], mode='bilinear')", {"x": (1, 2, 3, 3)}))
-
-
-def _torch_linear(args, t, lib) -> str:
-    kw = t.kw
-    return (f"torch.nn.functional.interpolate({args[0]}, size={tuple(kw['output_size'])}, "
-            f"mode='linear', align_corners={bool(kw['align_corners'])})")
 
 
 def _jax_linear(args, t, lib) -> str:
@@ -86,5 +83,5 @@ def _jax_linear(args, t, lib) -> str:
 
 op("upsample_linear1d", "UpsampleLinear1DBackward0", upsample_linear, upsample_linear_vjp,
    jvp=upsample_linear_jvp, elementwise=False, reads="i", shown="interpolate", spaces=("F",),
-   emit={"torch": _torch_linear, "jax": _jax_linear},
+   emit={"torch": _torch_interpolating("linear"), "jax": _jax_linear},
    example=("interpolate(x, size=[5], mode='linear', align_corners=True)", {"x": (1, 2, 3)}))
