@@ -51,7 +51,7 @@ def interpolate(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         raise fail(node, f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                          f"{x.value.ndim}D) for the modes: nearest | linear | bilinear | "
                          f"bicubic | trilinear | area | nearest-exact (got {mode})",
-                   NotImplementedError_)
+                   DdxValueError)  # (PyTorch's NotImplementedError: a usage error)
     if mode not in ("nearest", "linear", "bilinear") or mode == "bilinear" and n != 2 or \
             mode == "linear" and n != 1:
         raise fail(node, f"F.interpolate(mode={mode!r}) is not supported by ddx"
@@ -90,8 +90,6 @@ def interpolate(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op(f"upsample_nearest{n}d", node, [x],
                  {"output_size": tuple(out), "scales": tuple(scales)})
 
-
-NotImplementedError_ = DdxValueError  # (PyTorch raises NotImplementedError: a usage error here)
 
 NAMED: dict = {"interpolate": interpolate}
 NAMED_SPACES: dict = {"interpolate": ("F",)}

@@ -217,13 +217,10 @@ def backward(dy: np.ndarray, x: np.ndarray, weight, mean: np.ndarray, invstd: np
             grad_mean = (total / float(count)).astype(dt)
         centred = (planes_dy - grad_mean[None, :, None]).astype(dt)
         kk = np.broadcast_to(k[None, :, None], xm.shape)
-        fused = _fma(-xm, kk, centred, dt)
-        plain = (centred - (xm * kk).astype(dt)).astype(dt)
+        dx = _fma(-xm, kk, centred, dt)
         if rows:  # (the vectors of 8 floats or 4 doubles fused; the rest of the row not)
             full = c - c % (32 // dt.itemsize)
-            dx = np.concatenate([fused[:, :full], plain[:, full:]], axis=1)
-        else:
-            dx = fused
+            dx[:, full:] = (centred[:, full:] - (xm[:, full:] * kk[:, full:]).astype(dt))
         dx = ((dx * ch).astype(dt) * w[None, :, None]).astype(dt)
     else:
         dx = ((planes_dy * ch).astype(dt) * w[None, :, None]).astype(dt)
