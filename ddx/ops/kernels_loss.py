@@ -204,18 +204,22 @@ def _weights(w, idx, keep, class_dim, dtype):
     return np.where(keep, wi, 0.0)
 
 
+def _kept_weights(x, t, w, ignore_index, cd) -> tuple:
+    """(flat indexes of the kept targets, their class weights or None)."""
+    idx, keep = _picked(t, ignore_index, cd)
+    flat_keep = keep.reshape(-1)
+    wv = None if w is None else \
+        np.take(w, np.squeeze(idx, cd)).reshape(-1)[flat_keep].astype(x.dtype)
+    return idx, flat_keep, np.flatnonzero(flat_keep), wv
+
+
 def _nll_totals(x, t, w, ignore_index, cd):
     """(the loss's sum, the total weight) as ATen's forward adds them."""
-    idx, keep = _picked(t, ignore_index, cd)
-    picked = np.squeeze(np.take_along_axis(x, idx, axis=cd), cd)
-    flat_keep = keep.reshape(-1)
-    index = np.flatnonzero(flat_keep)
-    data = picked.reshape(-1)[flat_keep]
-    if w is None:
+    idx, flat_keep, index, wv = _kept_weights(x, t, w, ignore_index, cd)
+    data = np.squeeze(np.take_along_axis(x, idx, axis=cd), cd).reshape(-1)[flat_keep]
+    if wv is None:
         return -cascade_total(data, index), x.dtype.type(index.size)
-    wv = np.take(w, np.squeeze(idx, cd)).reshape(-1)[flat_keep].astype(x.dtype)
-    return (-cascade_total((data * wv).astype(x.dtype), index),
-            cascade_total(wv, index))
+    return -cascade_total((data * wv).astype(x.dtype), index), cascade_total(wv, index)
 
 
 def nll(x, t, *rest, ignore_index=-100, reduction="mean"):
@@ -240,8 +244,10 @@ def nll(x, t, *rest, ignore_index=-100, reduction="mean"):
 
 
 def _total_weight(x, t, w, ignore_index, cd, wi):
-    if type(x) is np.ndarray and x.dtype.kind == "f":
-        return _nll_totals(x, t, None if w is None else np.asarray(w), ignore_index, cd)[1]
+    if type(x) is np.ndarray and x.dtype.kind == "f":  # (the forward's total, not the loss)
+        _, _, index, wv = _kept_weights(x, t, None if w is None else np.asarray(w),
+                                        ignore_index, cd)
+        return x.dtype.type(index.size) if wv is None else cascade_total(wv, index)
     return np.sum(wi)
 
 
