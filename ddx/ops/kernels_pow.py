@@ -95,6 +95,16 @@ def pow_scalar_vjp(g, o, a, *, exponent):
     return g * (p * exponent) if exact_float(p) else scaled(g, p, exponent)
 
 
+def pow_scalar_chain(spread: bool, *, exponent):
+    """pow_scalar's formulas for ddx/replay/chain.py: power's products for 2 and 3 and
+    pow_scalar_vjp's (scaled's order for 2: one repeated g folds into the factor)."""
+    if exponent == 2:
+        return ("a * a", "a * (2 * g)" if spread else "(g * a) * 2")
+    if exponent == 3:
+        return ("(a * a) * a", "g * ((a * a) * 3)")
+    return None
+
+
 def pow_scalar_into(a, *, exponent, out):
     if exponent == 2:
         return np.square(a, out=out)

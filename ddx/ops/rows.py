@@ -51,6 +51,7 @@ from .kernels_pow import (
     pow_base_vjp,
     pow_exp_vjp,
     pow_scalar,
+    pow_scalar_chain,
     pow_scalar_into,
     pow_scalar_vjp,
     rpow,
@@ -96,27 +97,29 @@ SIXTH_F32 = float(np.float32(1 / 6))  # PyTorch's hardsigmoid slope is 1.0f / 6.
 # faster on numpy scalars, which the batch replay (ddx/replay/template.py) computes with.
 op("add", "AddBackward0", lambda a, b: a + b, lambda g, o, a, b: g, lambda g, o, a, b: g,
    saves=False, reads="", into=np.add, call="binary", text="{0} + {1}", prec=1,
-   emit={"torch": "({0} + {1})", "jax": "({0} + {1})"})
+   emit={"torch": "({0} + {1})", "jax": "({0} + {1})"}, chain=("a + b", "g", "g"))
 op("sub", "SubBackward0", lambda a, b: a - b, lambda g, o, a, b: g, lambda g, o, a, b: -g,
    saves=False, reads="", into=np.subtract, call="binary", names=("subtract",),
-   text="{0} - {1}", prec=1, emit={"torch": "({0} - {1})", "jax": "({0} - {1})"})
+   text="{0} - {1}", prec=1, emit={"torch": "({0} - {1})", "jax": "({0} - {1})"},
+   chain=("a - b", "g", "-g"))
 op("rsub", "RsubBackward1", lambda a, *, other: other - a, lambda g, o, a, **k: -g, saves=False,
    reads="", text="{other} - {0}", prec=1, symbol="-",
-   emit={"torch": "({other!r} - {0})", "jax": "({other!r} - {0})"}, example=("2 - x", {}))
+   emit={"torch": "({other!r} - {0})", "jax": "({other!r} - {0})"}, example=("2 - x", {}),
+   chain=("other - a", "-g"))
 op("mul", "MulBackward0", lambda a, b: a * b, lambda g, o, a, b: g * b, lambda g, o, a, b: g * a,
    reads="i", into=np.multiply, call="binary", names=("multiply",), text="{0}*{1}", prec=2,
    vjp_into=(lambda g, o, a, b, *, buffer: np.multiply(g, b, out=buffer),
              lambda g, o, a, b, *, buffer: np.multiply(g, a, out=buffer)),
-   emit={"torch": "({0} * {1})", "jax": "({0} * {1})"})
+   emit={"torch": "({0} * {1})", "jax": "({0} * {1})"}, chain=("a * b", "g * b", "g * a"))
 op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b,
    lambda g, o, a, b: -g * ((a / b) / b), reads="i", into=np.true_divide, call="binary",
    names=("divide", "true_divide"), text="{0}/{1}", prec=2,
    emit={"torch": "({0} / {1})", "jax": "({0} / {1})"},
    hint="a division by zero: add an epsilon to the denominator",
-   domain=(0.5, 2.0))
+   domain=(0.5, 2.0), chain=("a / b", "g / b", "-g * ((a / b) / b)"))
 op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="",
    into=np.negative, call="unary", names=("negative",), text="-{0}", prec=3,
-   emit={"torch": "(-{0})", "jax": "(-{0})"})
+   emit={"torch": "(-{0})", "jax": "(-{0})"}, chain=("-a", "-g"))
 op("reciprocal", "ReciprocalBackward0", np.reciprocal, reciprocal_vjp, reads="o",
    call="unary", symbol="1/x", text="1/{0}", prec=2,
    hint="a division by zero: add an epsilon to the denominator",
@@ -129,7 +132,7 @@ op("pow_scalar", "PowBackward0", pow_scalar, pow_scalar_vjp, reads="i", into=pow
    vjp_into=(square_vjp_into,), shown="pow", symbol="^", text="{0}^{exponent}", prec=4,
    emit={"torch": "({0} ** {exponent!r})", "jax": "({0} ** {exponent!r})"},
    hint="a fractional or negative power of zero: keep the base positive",
-   domain=_NEEDS_POSITIVE, example=("x ^ 2.5", {}))
+   domain=_NEEDS_POSITIVE, example=("x ^ 2.5", {}), chain=pow_scalar_chain)
 op("rpow_scalar", "PowBackward2", rpow, rpow_vjp,
    shown="pow", symbol="^", text="{base}^{0}", prec=4,
    emit={"torch": "({base!r} ** {0})", "jax": "({base!r} ** {0})"}, example=("1.7 ^ x", {}))

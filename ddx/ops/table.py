@@ -17,7 +17,7 @@ class Op:
     __slots__ = ("name", "grad_fn", "fn", "vjp", "jvp", "saves", "elementwise", "reads", "into",
                  "vjp_into", "call", "names", "variants", "shown", "symbol", "text", "prec",
                  "emit", "hint", "kink", "domain", "dtype", "example", "method", "params",
-                 "spaces", "differentiable", "of_sum")
+                 "spaces", "differentiable", "of_sum", "chain")
 
     def __init__(self, name: str, grad_fn: str, fn: Callable, vjp: tuple[Callable, ...],
                  jvp: Callable | None = None, saves: bool = True, elementwise: bool = True,
@@ -63,6 +63,11 @@ class Op:
         # a whole reduction made from its input's whole sum (sum, mean): of_sum(total, count)
         # gives its value from that sum, in PyTorch's order, and the element count
         self.of_sum: Callable | None = None
+        # how ddx/replay/chain.py's C loop computes it: formulas (forward, one VJP per input)
+        # in its inputs a, b, output o, gradient g and keyword arguments, with the same IEEE
+        # operations in the same order as fn and vjp; or a function (spread, **kw) giving
+        # them or None; None: the loop cannot run it
+        self.chain: tuple[str, ...] | Callable | None = None
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -108,7 +113,7 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
        kink: tuple | None = None, domain: tuple = (-2.0, 2.0), dtype: str = "same",
        example: tuple | None = None, params: dict | None = None,
        spaces: tuple[str, ...] | None = None, differentiable: bool = True,
-       of_sum: Callable | None = None) -> Op:
+       of_sum: Callable | None = None, chain: tuple | Callable | None = None) -> Op:
     """Register one row; a name is registered once (every fact about an op is in its one row:
     a second row of the name would silently replace the first's)."""
     if name in OPS:
@@ -134,6 +139,7 @@ def op(name: str, grad_fn: str, fn: Callable, *vjp: Callable, jvp: Callable | No
     row.spaces = spaces if spaces is not None else ("torch", "Tensor") if method else ("torch",)
     row.differentiable = differentiable
     row.of_sum = of_sum
+    row.chain = chain
     if example is None:
         arity = len(vjp)
         args = ", ".join("xy"[i] for i in range(arity))

@@ -134,6 +134,7 @@ def decode(data: bytes, key: str, source: str, names: list[str], shapes: list[tu
               "grad_fn": table_of[int(op[out - k])].grad_fn}
     t.reuse = None
     t.blocked = None
+    t.chain = None
     t.steps = _first_steps(cols, k, n, kws, table_of, whole)
     return t
 

@@ -161,5 +161,6 @@ def from_columns(lb, out: int, columns: tuple, pick_slots: list | None = None) -
     self.fmt = nodes_format
     self.reuse = None
     self.blocked = None
+    self.chain = None
     self.plan = 0
     return self

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import OPS, display_name
-from . import allocator, blocked
+from . import allocator, blocked, chain
 from .jsonfmt import JsonBody, JsonDocument, middle_fields, op_fields, texts
 from .plan import Plan, guard
 from .reuse import BufferReuse, unless_events
@@ -44,7 +44,8 @@ class Template(JsonDocument, BufferReuse):
 
     __slots__ = ("n", "slots", "scalar", "values0", "op", "fn", "vjp", "kw", "a", "b", "many",
                  "grad_slots", "forward_order", "backward_order", "shapes", "output", "g0",
-                 "one", "grads_at", "head", "statics", "fmt", "reuse", "plan", "blocked")
+                 "one", "grads_at", "head", "statics", "fmt", "reuse", "plan", "blocked",
+                 "chain")
 
     def _columns(self, n: int) -> None:
         self.op = [None] * n
@@ -138,6 +139,7 @@ class Template(JsonDocument, BufferReuse):
         self.fmt = None  # written on first use: only batch output needs it
         self.reuse = None
         self.blocked = None
+        self.chain = None
         self.plan = 0
         return self
 
@@ -150,6 +152,10 @@ class Template(JsonDocument, BufferReuse):
         scalar = self.scalar
         for k, arr in zip(self.slots, bindings):
             values[k] = arr[()] if scalar else arr
+        if reuse and not scalar and self.chain is not False and chain.ENABLED[0]:
+            found = chain.replay(self, values)  # a small sum: one call of a C loop
+            if found is not None:
+                return found
         # self.plan: 0 before the first run; then LARGE for large arrays (buffers reused),
         # else 1 until the second run makes the Plan (making one costs about one run of the
         # loops below, so a one-off job makes none)
@@ -205,19 +211,23 @@ class Template(JsonDocument, BufferReuse):
         ``reuse``: as for forward; ``values`` may be consumed."""
         scalar = self.scalar
         plan = self.plan
-        if plan.__class__ is Plan:
-            return plan.backward(self, values, g0)
-        if reuse and plan == LARGE:
-            if type(values) is blocked.Speculated:  # gradients made with the values
-                if g0 is self.one or (type(g0) is np.ndarray and g0.shape == () and
-                                      g0.dtype == self.one.dtype and g0 == 1):
-                    return values.adj
-                fresh = list(self.values0)  # another seed: the values again, to read
+        if type(values) is blocked.Speculated:  # gradients made with the values
+            if g0 is self.one or (type(g0) is np.ndarray and g0.shape == () and
+                                  g0.dtype == self.one.dtype and g0 == 1):
+                return values.adj
+            if plan == LARGE:  # another seed: the values again, to read
+                fresh = list(self.values0)
                 for k in self.slots:
                     fresh[k] = values[k]
                 values = self._forward_reusing(fresh)
-                if values is None:
-                    return None
+            else:
+                values = self.forward([values[k] for k in self.slots])
+                plan = self.plan
+            if values is None:
+                return None
+        if plan.__class__ is Plan:
+            return plan.backward(self, values, g0)
+        if reuse and plan == LARGE:
             return self._backward_arrays(values, g0, self.reuse_plan()[2])
         if not scalar:
             return self._backward_arrays(values, g0, {})
