@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from conftest import torch_or_skip
+
 import ddx
 from ddx.ops import OPS
 from ddx.replay import blocked, chain
@@ -43,7 +45,14 @@ def built():
 
 
 def _same(a, b) -> bool:
-    return np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    """The same bits, NaNs aside: a NaN is a NaN (which operand's NaN an x86 instruction
+    passes on depends on the order the compiler gives a commutative operation's operands,
+    in numpy's loops as in this one, so its sign and payload are not compared)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    na, nb = np.isnan(a), np.isnan(b)
+    return bool((na == nb).all()) and a[~na].tobytes() == b[~nb].tobytes()
 
 
 def _numpy(fn):
@@ -148,6 +157,21 @@ def test_bits_are_the_ordinary_roads(text, n):
     assert template.chain  # (a template it takes) and the replay that made ``got`` took it
     assert type(got._fast.values) is blocked.Speculated
     _agree(got, _ordinary(text, bindings))
+
+
+@pytest.mark.parametrize("n", [32, 1000, 4111, 10_000, 32_767])
+def test_pytorchs_bits(n):
+    torch = torch_or_skip()
+    bindings = _bindings(n, seed=n)
+    text = "sum((w*x+b)^2)"
+    got, template = _replayed(text, bindings)
+    assert template.chain and type(got._fast.values) is blocked.Speculated
+    w, x, b = (torch.tensor(bindings[k], dtype=torch.float64, requires_grad=True) for k in "wxb")
+    loss = ((w * x + b) ** 2).sum()
+    loss.backward()
+    assert _same(got.value, loss.detach().numpy())
+    for k, t in zip("wxb", (w, x, b)):
+        assert _same(got.grads[k], t.grad.numpy()), k
 
 
 def test_sum_by_hand():

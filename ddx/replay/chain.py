@@ -46,7 +46,7 @@ _F64 = np.dtype(np.float64)
 ENABLED = [chainloop is not None]  # (tests compare the two roads)
 MIN, MAX_REGS = 32, 512  # the sum kernel's small row starts at 32 elements (kernels_sum)
 # the C loop's instructions and register kinds (ddx/replay/chainloop.c)
-ADD, SUB, MUL, DIV, NEG, SUM, OUT = range(7)
+ADD, SUB, MUL, DIV, NEG, SUM, OUT, FUSE, SUM_OF = range(9)
 INPUT, NUMBER, BUFFER, ONE, OUTPUT = range(5)
 _BINARY = {ast.Add: ADD, ast.Sub: SUB, ast.Mult: MUL, ast.Div: DIV}
 _PARSED: dict[str, ast.expr] = {}
@@ -115,6 +115,37 @@ class _Builder:
 
     def emit(self, code: int, a: int, b: int = 0) -> None:
         self.code += (code, b, a, 0)
+
+    def fuse(self) -> None:
+        """Pairs of arithmetic instructions over arrays whose first result only the second
+        reads become one (FUSE: the same two roundings, no store and load between), and an
+        operation that only the sum reads is made as the sum adds it (SUM_OF)."""
+        code, kinds, many = self.code, self.kinds, self.many
+        steps = [code[k:k + 4] for k in range(0, len(code), 4)]
+        uses = [0] * len(many)
+        for op, _, a, b in steps:
+            uses[a] += 1
+            if op < NEG:
+                uses[b] += 1
+        out: list[int] = []
+        k = 0
+        while k < len(steps):
+            op, r, a, b = steps[k]
+            nxt = steps[k + 1] if k + 1 < len(steps) else None
+            if op < NEG and nxt is not None and kinds[2 * r] == BUFFER and uses[r] == 1 \
+                    and many[a] and many[b]:
+                op2, d, x, y = nxt
+                if op2 < NEG and r in (x, y) and many[d] and many[y if x == r else x]:
+                    out += (FUSE, d, a, b, op + 4 * op2 + 16 * (y == r), y if x == r else x, 0, 0)
+                    k += 2
+                    continue
+                if op2 == SUM and x == r:
+                    out += (SUM_OF, op, a, b)
+                    k += 2
+                    continue
+            out += steps[k]
+            k += 1
+        self.code = out
 
     def formula(self, text: str, names: dict) -> int:
         """The register of ``text`` over the registers in ``names``: a bare name is that
@@ -267,6 +298,7 @@ def program(t) -> Program | None:
             build.emit(OUT, r, k)
     if len(build.many) > MAX_REGS:
         return None
+    build.fuse()
     # the constants' arrays go after the bindings'
     kinds = build.kinds
     for r in range(0, len(kinds), 2):

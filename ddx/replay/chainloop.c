@@ -33,7 +33,8 @@
 #define STATIC_TEMPS 64
 #define MAX_REGS 512
 
-enum { OP_ADD = 0, OP_SUB = 1, OP_MUL = 2, OP_DIV = 3, OP_NEG = 4, OP_SUM = 5, OP_OUT = 6 };
+enum { OP_ADD = 0, OP_SUB = 1, OP_MUL = 2, OP_DIV = 3, OP_NEG = 4, OP_SUM = 5, OP_OUT = 6,
+       OP_FUSE = 7, OP_SUM_OF = 8 };
 enum { REG_INPUT = 0, REG_NUMBER = 1, REG_BUFFER = 2, REG_ONE = 3, REG_OUTPUT = 4 };
 
 typedef struct {
@@ -59,13 +60,17 @@ static double temps_static[STATIC_TEMPS * BLOCK];
 #define INLINE static inline
 #endif
 
-INLINE void feed(Cascade *c, const double *restrict y, Py_ssize_t lo, Py_ssize_t m) {
+/* The sum's rows: y's values, or (with op >= 0) those of y op z, made as they are added. */
+#define ROW(k) (op < 0 ? y[k] : op == OP_ADD ? y[k] + z[k] : op == OP_SUB ? y[k] - z[k] \
+                : op == OP_MUL ? y[k] * z[k] : y[k] / z[k])
+
+INLINE void feed(Cascade *c, const double *restrict y, const double *restrict z, const int op,
+                 Py_ssize_t lo, Py_ssize_t m) {
     Py_ssize_t end = lo + m, split = c->whole * LANES;
     Py_ssize_t stop = end < split ? end : split;
     Py_ssize_t at = lo;
-    for (; at < stop; at += LANES) {
-        const double *row = y + (at - lo);
-        for (int k = 0; k < LANES; k++) c->acc[0][k] += row[k];
+    for (; at < stop; at += LANES, y += LANES, z += LANES) {
+        for (int k = 0; k < LANES; k++) c->acc[0][k] += ROW(k);
         c->rows++;
         if ((c->rows & 15) == 0) { /* a whole step: flush the levels (level_power 4) */
             for (int j = 1; j < 4; j++) {
@@ -77,7 +82,7 @@ INLINE void feed(Cascade *c, const double *restrict y, Py_ssize_t lo, Py_ssize_t
             }
         }
     }
-    for (; at < end; at++) c->rest[c->nrest++] = y[at - lo];
+    for (int k = 0; at < end; at++, k++) c->rest[c->nrest++] = ROW(k);
 }
 
 static double finish(Cascade *c, Py_ssize_t n) {
@@ -127,6 +132,32 @@ INLINE void op_neg(double *restrict d, const double *restrict a, Py_ssize_t m, i
     }
 }
 
+/* d = (a op1 b) op2 c, or c op2 (a op1 b): two roundings, as two instructions make them
+   (no FMA), without storing and loading the first result. how = op1 + 4 op2 + 16 order. */
+#define FUSED(OP1, OP2)                                                                       \
+    if (how >> 4) {                                                                           \
+        for (Py_ssize_t i = 0; i < m; i++) d[i] = c[i] OP2 (a[i] OP1 b[i]);                   \
+    } else {                                                                                  \
+        for (Py_ssize_t i = 0; i < m; i++) d[i] = (a[i] OP1 b[i]) OP2 c[i];                   \
+    }
+#define FUSED_WITH(OP1)                                                                       \
+    switch ((how >> 2) & 3) {                                                                 \
+    case OP_ADD: FUSED(OP1, +) break;                                                         \
+    case OP_SUB: FUSED(OP1, -) break;                                                         \
+    case OP_MUL: FUSED(OP1, *) break;                                                         \
+    default: FUSED(OP1, /) break;                                                             \
+    }
+
+INLINE void op_fused(double *restrict d, const double *restrict a, const double *restrict b,
+                     const double *restrict c, Py_ssize_t m, int how) {
+    switch (how & 3) {
+    case OP_ADD: FUSED_WITH(+) break;
+    case OP_SUB: FUSED_WITH(-) break;
+    case OP_MUL: FUSED_WITH(*) break;
+    default: FUSED_WITH(/) break;
+    }
+}
+
 BINARY(op_add, +)
 BINARY(op_sub, -)
 BINARY(op_mul, *)
@@ -168,8 +199,21 @@ WIDE static double execute(const int *kinds, int nregs, const int *instr, int ni
             case OP_MUL: op_mul(ptr[d], ptr[a], ptr[b], m, stride[a], stride[b]); break;
             case OP_DIV: op_div(ptr[d], ptr[a], ptr[b], m, stride[a], stride[b]); break;
             case OP_NEG: op_neg(ptr[d], ptr[a], m, stride[a]); break;
-            case OP_SUM: feed(&c, ptr[a], lo, m); break;
+            case OP_SUM: feed(&c, ptr[a], ptr[a], -1, lo, m); break;
             case OP_OUT: op_neg(out[d] + lo, ptr[a], m, stride[a] + 2); break;
+            case OP_SUM_OF: /* (d: the op) */
+                switch (d) {
+                case OP_ADD: feed(&c, ptr[a], ptr[b], OP_ADD, lo, m); break;
+                case OP_SUB: feed(&c, ptr[a], ptr[b], OP_SUB, lo, m); break;
+                case OP_MUL: feed(&c, ptr[a], ptr[b], OP_MUL, lo, m); break;
+                case OP_DIV: feed(&c, ptr[a], ptr[b], OP_DIV, lo, m); break;
+                }
+                break;
+            case OP_FUSE: {
+                const int *more = instr + 4 * ++s;
+                op_fused(ptr[d], ptr[a], ptr[b], ptr[more[1]], m, more[0]);
+                break;
+            }
             }
         }
     }
@@ -246,7 +290,26 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     for (int s = 0; s < ninstr; s++) {
         const int *ins = instr + 4 * s;
         int op = ins[0];
-        if (op < 0 || op > OP_OUT || ins[2] < 0 || ins[2] >= nregs) goto bad;
+        if (op < 0 || op > OP_SUM_OF || ins[2] < 0 || ins[2] >= nregs) goto bad;
+        if (op == OP_FUSE) { /* (d, a, b), then (how, c, 0, 0): arrays only */
+            if (s + 1 >= ninstr || ins[1] < 0 || ins[1] >= nregs || ins[3] < 0 ||
+                ins[3] >= nregs)
+                goto bad;
+            const int *more = ins + 4;
+            if (more[0] < 0 || more[0] >= 32 || more[1] < 0 || more[1] >= nregs) goto bad;
+            if (!MANY(kinds[2 * ins[2]]) || !MANY(kinds[2 * ins[3]]) ||
+                !MANY(kinds[2 * more[1]]) || kinds[2 * ins[1]] < REG_BUFFER ||
+                !MANY(kinds[2 * ins[1]]))
+                goto bad;
+            s++;
+            continue;
+        }
+        if (op == OP_SUM_OF) {
+            if (ins[1] < 0 || ins[1] > OP_DIV || ins[3] < 0 || ins[3] >= nregs ||
+                !MANY(kinds[2 * ins[2]]) || !MANY(kinds[2 * ins[3]]))
+                goto bad;
+            continue;
+        }
         if (op == OP_OUT) {
             if (ins[1] < 0 || ins[1] >= nout) goto bad;
         } else if (op == OP_SUM) {
