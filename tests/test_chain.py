@@ -12,11 +12,10 @@ from array import array
 
 import numpy as np
 import pytest
+from conftest import torch_or_skip
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-from conftest import torch_or_skip
 
 import ddx
 from ddx.ops import OPS
