@@ -34,25 +34,80 @@ from .values import weak
 KERNELS = {"uniform": "check_uniform_bounds", "normal": "normal_kernel_cpu"}
 
 
+DEFAULT_SEED = 67280421310721  # a new torch.Generator()'s seed (CPUGeneratorImpl's default)
+
+
 class GeneratorHandle:
-    """What torch.manual_seed returns: torch.default_generator."""
+    """A torch.Generator: torch.default_generator (what torch.manual_seed returns: ``rng``
+    None, the process's one generator) or one a program made (torch.Generator(), seeded as
+    PyTorch seeds a new one); ``generator=`` of a random function draws from its ``rng``."""
+
+    def __init__(self, rng=None, number: int = 0) -> None:
+        self._rng, self.number = rng, number
+
+    @property
+    def rng(self):
+        if self._rng is None:
+            from ..ops.rng import GENERATOR  # (imported on first use: one-liners start faster)
+
+            return GENERATOR
+        return self._rng
 
     def __repr__(self) -> str:
-        return "<torch._C.Generator object at 0x7f00000e0000>"
+        return f"<torch._C.Generator object at {0x7f00000e0000 + 0x40 * self.number:#x}>"
+
+    def py_method(self, ev, node: Ast, name: str, args: list, kw: dict):
+        if name == "manual_seed":
+            check_arity(node, args, 1, kw)
+            seed = _seed_value(node, args[0])
+            _generator(ev, self.rng).manual_seed(seed)
+            return self
+        if name in ("initial_seed", "seed"):
+            check_arity(node, args, 0, kw)
+            gen = _generator(ev, self.rng)
+            return weak(gen.initial_seed() if name == "initial_seed" else gen.seed())
+        if name in ("get_state", "set_state", "clone_state", "graphsafe_get_state"):
+            raise DdxRuntimeError(f"Generator.{name}() is not supported by ddx: use "
+                                  "manual_seed()", start=node.pos, end=node.end)
+        raise DdxTypeError(f"'torch._C.Generator' object has no attribute '{name}'",
+                           start=node.pos, end=node.end)
 
 
 DEFAULT_GENERATOR = GeneratorHandle()
+_GIVEN: list = []  # the generator= of the random function being called, if any
 
 
-def _generator(ev: Evaluating):
-    """The generator, about to be drawn from: its state goes in the statement's undo log,
-    and the program is marked as one whose values change from run to run."""
-    from ..ops.rng import GENERATOR  # (imported on first use: one-liners start faster)
-
+def _generator(ev: Evaluating, gen=None):
+    """The generator, about to be drawn from (``gen``, or the generator= of the call, or the
+    process's one): its state goes in the statement's undo log, and the program is marked as
+    one whose values change from run to run."""
+    if gen is None:
+        gen = _GIVEN[-1] if _GIVEN else DEFAULT_GENERATOR.rng
     ev.drew_random = True
     if ev.journal is not None:
-        ev.journal.keep(GENERATOR, "state")
-    return GENERATOR
+        ev.journal.keep(gen, "state")
+    return gen
+
+
+def with_generator(fn):
+    """A random function that also takes ``generator=`` (a torch.Generator, or None)."""
+    def call(ev: Evaluating, node: Ast, *rest):
+        kw = rest[-1]
+        if "generator" not in kw:
+            return fn(ev, node, *rest)
+        value, pos = kw["generator"]
+        kw = {k: v for k, v in kw.items() if k != "generator"}
+        if value is None:
+            return fn(ev, node, *rest[:-1], kw)
+        if not isinstance(value, GeneratorHandle):
+            raise DdxTypeError(f"{node.value}(): argument 'generator' must be torch.Generator, "
+                               f"not {kind_of(value)}", start=pos, end=pos + len("generator"))
+        _GIVEN.append(value.rng)
+        try:
+            return fn(ev, node, *rest[:-1], kw)
+        finally:
+            _GIVEN.pop()
+    return call
 
 
 draw_generator = _generator  # (for create_random2.py's exponential_ and multinomial)
@@ -256,14 +311,14 @@ def m_uniform_(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Te
 
 
 NAMED = {
-    "rand": _random("uniform"),
-    "randn": _random("normal"),
-    "randint": fn_randint,
-    "normal": fn_normal,
+    "rand": with_generator(_random("uniform")),
+    "randn": with_generator(_random("normal")),
+    "randint": with_generator(fn_randint),
+    "normal": with_generator(fn_normal),
     "rand_like": _random_like("uniform"),
     "randn_like": _random_like("normal"),
     "randint_like": fn_randint_like,
-    "randperm": fn_randperm,
+    "randperm": with_generator(fn_randperm),
     "manual_seed": fn_manual_seed,
     "initial_seed": fn_initial_seed,
     "seed": fn_seed,
@@ -310,4 +365,5 @@ def m_random_(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) -> Ten
     return t
 
 
-TENSOR_METHODS = {"normal_": m_normal_, "uniform_": m_uniform_, "random_": m_random_}
+TENSOR_METHODS = {"normal_": with_generator(m_normal_), "uniform_": with_generator(m_uniform_),
+                  "random_": with_generator(m_random_)}

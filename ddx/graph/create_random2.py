@@ -15,7 +15,7 @@ from ..lang.tree import Ast
 from . import record
 from .args import Evaluating, bind
 from .create_args import int_arg, number_arg
-from .create_random import draw_generator
+from .create_random import draw_generator, with_generator
 from .tensor import Tensor
 from .values import weak
 
@@ -92,5 +92,6 @@ def m_multinomial(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) ->
     return fn_multinomial(ev, node, [t, *args], kw)
 
 
+fn_multinomial = with_generator(fn_multinomial)  # (x.multinomial(...) calls it: generator= too)
 NAMED: dict = {}  # (torch.multinomial is both a function and a method: ddx/app registers it)
-TENSOR_METHODS = {"exponential_": m_exponential_}
+TENSOR_METHODS = {"exponential_": with_generator(m_exponential_)}

@@ -1,0 +1,33 @@
+import torch
+torch.manual_seed(7)
+from torch.utils.data import TensorDataset, DataLoader, random_split
+g = torch.Generator()
+print(g.initial_seed())
+print(g.manual_seed(3) is g)
+print(torch.rand(3, generator=g))
+print(torch.randn(2, 2, generator=g))
+print(torch.randint(0, 10, (4,), generator=g))
+print(torch.randperm(6, generator=g))
+print(torch.normal(0.0, 2.0, size=(3,), generator=g))
+print(torch.rand(2))
+x = torch.empty(3).uniform_(generator=g); print(x)
+x.normal_(generator=g); print(x)
+print(torch.multinomial(torch.tensor([0.2, 0.3, 0.5]), 2, generator=g))
+print(torch.rand(2, generator=None))
+torch.manual_seed(0)
+ds = TensorDataset(torch.arange(10.).reshape(10, 1), torch.arange(10))
+a, b = random_split(ds, [7, 3])
+print(len(a), len(b), a.indices, b.indices)
+print(a[0])
+c, d = random_split(ds, [0.75, 0.25], generator=torch.Generator().manual_seed(42))
+print(len(c), len(d), c.indices, d.indices)
+for xb, yb in DataLoader(c, batch_size=4):
+    print(xb.flatten(), yb)
+g2 = torch.Generator().manual_seed(1)
+for xb, yb in DataLoader(ds, batch_size=4, shuffle=True, generator=g2):
+    print(yb)
+for xb, yb in DataLoader(a, batch_size=3, shuffle=True):
+    print(yb)
+print(torch.rand(1))
+print(torch.default_generator.initial_seed())
+print(g.seed() > 0, g.device)
