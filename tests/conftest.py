@@ -100,3 +100,31 @@ def ddx_and_python(script_text: str, folder, warning: str | None = None
         assert ours.stderr.startswith(warning) and ours.stderr.count("\n") == 1, ours.stderr
     assert theirs.returncode == 0, theirs.stderr
     return ours.stdout.splitlines(), theirs.stdout.splitlines()
+
+
+def wxb(n: int, seed: int = 3) -> dict:
+    """Bindings w, x, b of n normal values (scales 1, 2 and 0.5)."""
+    rng = np.random.default_rng(seed)
+    return {k: rng.standard_normal(n) * s for k, s in (("w", 1.0), ("x", 2.0), ("b", 0.5))}
+
+
+def replayed(text: str, bindings: dict, gradient=None):
+    """The third trace of a text (a kept template, replayed) and its template (None when
+    none was kept: a trace with a warning keeps none)."""
+    import ddx
+    from ddx.replay.cache import TEMPLATES
+
+    for _ in range(3):
+        g = ddx.trace(text, bindings)
+        g.backward(gradient)
+    key = next((k for k in TEMPLATES if k[0] == text), None)
+    return g, TEMPLATES.get(key)
+
+
+def ordinary(text: str, bindings: dict, gradient=None):
+    """The trace the ordinary way (retain_grad: no template, the Tensor graph)."""
+    import ddx
+
+    g = ddx.trace(text, bindings, retain_grad=True)
+    g.backward(gradient)
+    return g

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import torch_or_skip
+from conftest import ordinary, replayed, torch_or_skip, wxb
 
 import ddx
 from ddx.replay import blocked, parallel
@@ -27,35 +27,15 @@ def small_blocks(monkeypatch):
     TEMPLATES.clear()
 
 
-def _bindings(n: int, seed: int = 3) -> dict:
-    rng = np.random.default_rng(seed)
-    return {k: rng.standard_normal(n) * s for k, s in (("w", 1.0), ("x", 2.0), ("b", 0.5))}
-
-
-def _replayed(text: str, bindings: dict, gradient=None):
-    """The third trace of a text (a kept template, replayed) and its template."""
-    for _ in range(3):
-        g = ddx.trace(text, bindings)
-        g.backward(gradient)
-    key = next(k for k in TEMPLATES if k[0] == text)
-    return g, TEMPLATES[key]
-
-
-def _ordinary(text: str, bindings: dict, gradient=None):
-    g = ddx.trace(text, bindings, retain_grad=True)  # (no template: the Tensor graph)
-    g.backward(gradient)
-    return g
-
-
 def _same(a, b) -> bool:
     return np.asarray(a).tobytes() == np.asarray(b).tobytes()
 
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_bits_are_the_ordinary_roads(text):
-    bindings = _bindings(N)
-    got, template = _replayed(text, bindings)
-    want = _ordinary(text, bindings)
+    bindings = wxb(N)
+    got, template = replayed(text, bindings)
+    want = ordinary(text, bindings)
     assert template.blocked  # (the template is one it takes)
     assert type(template.forward(list(bindings.values()), reuse=True)) is blocked.Speculated
     assert _same(got.value, want.value)
@@ -65,8 +45,8 @@ def test_bits_are_the_ordinary_roads(text):
 
 def test_against_torch():
     torch = torch_or_skip()
-    bindings = _bindings(N, seed=11)
-    got, _ = _replayed("sum((w*x+b)^2)", bindings)
+    bindings = wxb(N, seed=11)
+    got, _ = replayed("sum((w*x+b)^2)", bindings)
     t = {k: torch.tensor(v, requires_grad=True) for k, v in bindings.items()}
     loss = ((t["w"] * t["x"] + t["b"]) ** 2).sum()
     loss.backward()
@@ -76,23 +56,23 @@ def test_against_torch():
 
 
 def test_one_thread_and_two_agree():
-    bindings = _bindings(N, seed=5)
+    bindings = wxb(N, seed=5)
     parallel.set_threads(1)
     try:
-        one, _ = _replayed(TEXTS[1], bindings)
+        one, _ = replayed(TEXTS[1], bindings)
         one = (one.value, dict(one.grads))
     finally:
         parallel.set_threads(2)
     TEMPLATES.clear()
-    two, _ = _replayed(TEXTS[1], bindings)
+    two, _ = replayed(TEXTS[1], bindings)
     assert _same(one[0], two.value)
     assert all(_same(one[1][k], two.grads[k]) for k in "wxb")
 
 
 def test_another_seed_runs_the_values_again():
-    bindings = _bindings(N, seed=7)
-    got, template = _replayed("sum(w*x*b)", bindings, gradient=2.5)
-    want = _ordinary("sum(w*x*b)", bindings, gradient=2.5)
+    bindings = wxb(N, seed=7)
+    got, template = replayed("sum(w*x*b)", bindings, gradient=2.5)
+    want = ordinary("sum(w*x*b)", bindings, gradient=2.5)
     assert template.blocked
     for name in "wxb":
         assert _same(got.grads[name], want.grads[name]), name
@@ -101,14 +81,14 @@ def test_another_seed_runs_the_values_again():
 
 def test_a_floating_point_event_takes_the_ordinary_road():
     text = "sum(sqrt(abs(x)) * w)"
-    _, template = _replayed(text, _bindings(N, seed=9))
+    _, template = replayed(text, wxb(N, seed=9))
     assert template.blocked
-    bindings = _bindings(N, seed=9)
+    bindings = wxb(N, seed=9)
     bindings["x"][1000] = 0.0  # d sqrt(|x|)/dx divides by zero there; the value is fine
     assert type(template.forward(list(bindings.values()), reuse=True)) is not blocked.Speculated
     got = ddx.trace(text, bindings)
     got.backward()
-    want = _ordinary(text, bindings)
+    want = ordinary(text, bindings)
     assert got.warnings == want.warnings and want.warnings
     assert _same(got.value, want.value)
     assert _same(got.grads["x"], want.grads["x"]) and np.isnan(got.grads["x"][1000])
@@ -122,8 +102,8 @@ def test_a_floating_point_event_takes_the_ordinary_road():
     ("sum(w * x)", {"w": np.ones(N // 4), "x": np.ones(N // 4)}),  # small: in cache anyway
 ])
 def test_it_stands_aside(text, bindings):
-    got, template = _replayed(text, bindings)
-    want = _ordinary(text, bindings)
+    got, template = replayed(text, bindings)
+    want = ordinary(text, bindings)
     assert not template.blocked
     assert _same(got.value, want.value)
     for name in bindings:
@@ -131,13 +111,13 @@ def test_it_stands_aside(text, bindings):
 
 
 def test_unaligned_thread_ranges_and_untuned_malloc_stand_aside(monkeypatch):
-    bindings = _bindings(N + 1)  # PyTorch's two ranges: the second starts at 35,009
-    got, template = _replayed("sum((w*x+b)^2)", bindings)
+    bindings = wxb(N + 1)  # PyTorch's two ranges: the second starts at 35,009
+    got, template = replayed("sum((w*x+b)^2)", bindings)
     assert template.blocked
     assert type(template.forward(list(bindings.values()), reuse=True)) is not blocked.Speculated
-    assert _same(got.grads["w"], _ordinary("sum((w*x+b)^2)", bindings).grads["w"])
-    even = _bindings(N)
-    _, template = _replayed("sum((w*x+b)^2)", even)
+    assert _same(got.grads["w"], ordinary("sum((w*x+b)^2)", bindings).grads["w"])
+    even = wxb(N)
+    _, template = replayed("sum((w*x+b)^2)", even)
     monkeypatch.setattr(blocked.allocator, "tune", lambda: False)  # DDX_MALLOC=default
     assert type(template.forward(list(even.values()), reuse=True)) is not blocked.Speculated
 
@@ -145,8 +125,8 @@ def test_unaligned_thread_ranges_and_untuned_malloc_stand_aside(monkeypatch):
 def test_a_matrix_is_taken_as_its_rows():
     rng = np.random.default_rng(13)
     bindings = {"w": rng.standard_normal((256, 274)), "x": rng.standard_normal((256, 274))}
-    got, template = _replayed("mean(w*x - tanh(x))", bindings)
-    want = _ordinary("mean(w*x - tanh(x))", bindings)
+    got, template = replayed("mean(w*x - tanh(x))", bindings)
+    want = ordinary("mean(w*x - tanh(x))", bindings)
     assert template.blocked
     assert type(template.forward(list(bindings.values()), reuse=True)) is blocked.Speculated
     assert _same(got.value, want.value)

@@ -12,7 +12,7 @@ from array import array
 
 import numpy as np
 import pytest
-from conftest import torch_or_skip
+from conftest import ordinary, replayed, torch_or_skip, wxb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -114,25 +114,6 @@ def test_every_row_with_formulas_is_checked():
         assert read <= {"a", "b", "g", "o"} or name in KWS, name
 
 
-def _bindings(n: int, seed: int = 3) -> dict:
-    rng = np.random.default_rng(seed)
-    return {k: rng.standard_normal(n) * s for k, s in (("w", 1.0), ("x", 2.0), ("b", 0.5))}
-
-
-def _replayed(text: str, bindings: dict, gradient=None):
-    for _ in range(3):
-        g = ddx.trace(text, bindings)
-        g.backward(gradient)
-    key = next((k for k in TEMPLATES if k[0] == text), None)  # (none: a warning kept none)
-    return g, TEMPLATES.get(key)
-
-
-def _ordinary(text: str, bindings: dict, gradient=None):
-    g = ddx.trace(text, bindings, retain_grad=True)  # (no template: the Tensor graph)
-    g.backward(gradient)
-    return g
-
-
 def _agree(got, want) -> None:
     assert _same(got.value, want.value)
     assert got.grads.keys() == want.grads.keys()
@@ -151,19 +132,19 @@ TEXTS = ["sum((w*x+b)^2)", "mean((w*x - b)^3)", "sum(w/x - 2*b + -w)", "sum(3 - 
                                32_767])
 @pytest.mark.parametrize("text", TEXTS)
 def test_bits_are_the_ordinary_roads(text, n):
-    bindings = _bindings(n)
-    got, template = _replayed(text, bindings)
+    bindings = wxb(n)
+    got, template = replayed(text, bindings)
     assert template.chain  # (a template it takes) and the replay that made ``got`` took it
     assert type(got._fast.values) is blocked.Speculated
-    _agree(got, _ordinary(text, bindings))
+    _agree(got, ordinary(text, bindings))
 
 
 @pytest.mark.parametrize("n", [32, 1000, 4111, 10_000, 32_767])
 def test_pytorchs_bits(n):
     torch = torch_or_skip()
-    bindings = _bindings(n, seed=n)
+    bindings = wxb(n, seed=n)
     text = "sum((w*x+b)^2)"
-    got, template = _replayed(text, bindings)
+    got, template = replayed(text, bindings)
     assert template.chain and type(got._fast.values) is blocked.Speculated
     w, x, b = (torch.tensor(bindings[k], dtype=torch.float64, requires_grad=True) for k in "wxb")
     loss = ((w * x + b) ** 2).sum()
@@ -177,7 +158,7 @@ def test_sum_by_hand():
     # sum((w*x+b)^2) at w=1..40, x=1, b=0: the sum of the squares, 22140, and grads 2*t*x,
     # 2*t*w, 2*t (exact in any order: every partial sum is an integer)
     w = np.arange(1.0, 41.0)
-    got, template = _replayed("sum((w*x+b)^2)", {"w": w, "x": np.ones(40), "b": np.zeros(40)})
+    got, template = replayed("sum((w*x+b)^2)", {"w": w, "x": np.ones(40), "b": np.zeros(40)})
     assert template.chain and float(got.value) == 22140.0
     assert np.array_equal(got.grads["w"], 2 * w) and np.array_equal(got.grads["x"], 2 * w * w)
     assert np.array_equal(got.grads["b"], 2 * w)
@@ -207,11 +188,11 @@ def _text(node) -> str:
        reduce=st.sampled_from(["sum", "mean"]), scale=st.sampled_from([1.0, 1e-160, 1e150]))
 def test_random_chains_agree_with_the_ordinary_road(tree, n, reduce, scale):
     text = f"{reduce}({_text(tree)} * w)"  # (w: every chain reads a binding of the shape)
-    bindings = {k: v * scale for k, v in _bindings(n).items()}
+    bindings = {k: v * scale for k, v in wxb(n).items()}
     TEMPLATES.clear()
-    got, template = _replayed(text, bindings)
+    got, template = replayed(text, bindings)
     HITS.append(bool(template is not None and template.chain))
-    _agree(got, _ordinary(text, bindings))
+    _agree(got, ordinary(text, bindings))
 
 
 def test_random_chains_mostly_take_the_loop():
@@ -221,30 +202,30 @@ def test_random_chains_mostly_take_the_loop():
 
 
 def test_a_floating_point_event_takes_the_ordinary_road_and_warns():
-    bindings = _bindings(64)
+    bindings = wxb(64)
     bindings["x"][5] = 0.0  # w/x: a division by zero
-    got, template = _replayed("sum(w/x + b)", bindings)
+    got, template = replayed("sum(w/x + b)", bindings)
     assert template.chain  # (tried, and its event sent the replay the ordinary way)
-    want = _ordinary("sum(w/x + b)", bindings)
+    want = ordinary("sum(w/x + b)", bindings)
     _agree(got, want)
     assert want.warnings
 
 
 def test_another_seed_and_a_second_backward():
-    bindings = _bindings(100)
-    got, template = _replayed("sum((w*x+b)^2)", bindings, gradient=np.float64(2.5))
+    bindings = wxb(100)
+    got, template = replayed("sum((w*x+b)^2)", bindings, gradient=np.float64(2.5))
     assert template.chain
-    _agree(got, _ordinary("sum((w*x+b)^2)", bindings, gradient=np.float64(2.5)))
+    _agree(got, ordinary("sum((w*x+b)^2)", bindings, gradient=np.float64(2.5)))
     g = ddx.trace("sum((w*x+b)^2)", bindings)
     g.backward()
     g.backward()  # (accumulates: the real graph)
-    want = _ordinary("sum((w*x+b)^2)", bindings)
+    want = ordinary("sum((w*x+b)^2)", bindings)
     want.backward()
     _agree(g, want)
 
 
 def test_where_it_stands_aside():
-    b = _bindings(64)
+    b = wxb(64)
     cases = [("sum((w*x+b)^2)", {k: v[:31] for k, v in b.items()}),  # below the small sum
              ("sum((w*x+b)^2)", {k: np.resize(v, 32_768) for k, v in b.items()}),  # a range
              ("sum(exp(w)*x)", b),  # a row without formulas
@@ -252,23 +233,23 @@ def test_where_it_stands_aside():
              ("sum(w*x + b[0])", b)]  # an op of another shape
     for text, bindings in cases:
         TEMPLATES.clear()
-        got, template = _replayed(text, bindings)
+        got, template = replayed(text, bindings)
         assert not template.chain, text
-        _agree(got, _ordinary(text, bindings))
+        _agree(got, ordinary(text, bindings))
     # a binding that is not contiguous: the same template, the ordinary replay
     TEMPLATES.clear()
     wide = {k: np.repeat(v, 2)[::2] for k, v in b.items()}
-    got, template = _replayed("sum((w*x+b)^2)", wide)
+    got, template = replayed("sum((w*x+b)^2)", wide)
     assert template.chain and type(got._fast.values) is not blocked.Speculated
-    _agree(got, _ordinary("sum((w*x+b)^2)", wide))
+    _agree(got, ordinary("sum((w*x+b)^2)", wide))
 
 
 def test_disabled_is_the_same():
-    bindings = _bindings(700)
-    on, _ = _replayed("sum(w*x - b/2)", bindings)
+    bindings = wxb(700)
+    on, _ = replayed("sum(w*x - b/2)", bindings)
     TEMPLATES.clear()
     chain.ENABLED[0] = False
-    off, template = _replayed("sum(w*x - b/2)", bindings)
+    off, template = replayed("sum(w*x - b/2)", bindings)
     assert template.chain is None
     _agree(on, off)
 

@@ -47,21 +47,32 @@ class Speculated(list):
     __slots__ = ("adj",)
 
 
-def steps(t):
-    """(sum node, its input, forward steps, backward steps, gradient targets) when template
-    ``t`` is a whole float64 sum (or mean: Op.of_sum) of values all of one shape made by elementwise ops that
-    split into blocks (Op.into, as parallel.py splits them), else False. Forward steps are
-    (node, fn, inputs); backward steps (node, vjp, inputs, target, first, into: the row's
-    vjp_into when the target is a leaf that receives this one gradient, else None)."""
+def whole_sum(t) -> tuple | None:
+    """(the sum node, its input) when template ``t`` (arrays) ends in a whole float64 sum (or
+    mean: Op.of_sum) of an op's result, which its forward pass makes last and its backward
+    pass starts from; else None. (This module's replays and chain.py's start there.)"""
     if t.scalar or t.one is None:
-        return False
+        return None
     s = t.output
     op, q = t.op[s], t.a[s]
     if op is None or op.of_sum is None or t.kw[s] is not None or q is None or q < 0 \
             or t.b[s] is not None or t.op[q] is None or t.shapes[s] != ((), _F64) \
             or not t.forward_order or t.forward_order[-1] != s \
             or not t.backward_order or t.backward_order[0] != s:
+        return None
+    return s, q
+
+
+def steps(t):
+    """(sum node, its input, forward steps, backward steps, gradient targets) when template
+    ``t`` is a whole float64 sum (or mean: Op.of_sum) of values all of one shape made by elementwise ops that
+    split into blocks (Op.into, as parallel.py splits them), else False. Forward steps are
+    (node, fn, inputs); backward steps (node, vjp, inputs, target, first, into: the row's
+    vjp_into when the target is a leaf that receives this one gradient, else None)."""
+    ends = whole_sum(t)
+    if ends is None:
         return False
+    s, q = ends
     shape = t.shapes[q][0]
     if prod(shape) < MIN_ELEMENTS:
         return False

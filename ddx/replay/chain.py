@@ -35,7 +35,7 @@ import numpy as np
 from ..ops.kernels_sum import GRAIN_SIZE
 from ..ops.kernels_sumloop import vector_bytes
 from . import allocator
-from .blocked import Speculated
+from .blocked import Speculated, whole_sum
 
 try:
     from . import chainloop
@@ -197,15 +197,11 @@ def formulas(row, kw: dict, spread: bool) -> tuple | None:
 
 def program(t) -> Program | None:
     """Template ``t``'s program (see the module's text), or None."""
-    if chainloop is None or t.scalar or t.one is None or vector_bytes() != 32:
+    ends = whole_sum(t) if chainloop is not None and vector_bytes() == 32 else None
+    if ends is None:
         return None
-    s = t.output
-    op, q = t.op[s], t.a[s]
-    if op is None or op.of_sum is None or t.kw[s] is not None or q is None or q < 0 \
-            or t.b[s] is not None or t.op[q] is None or t.shapes[s] != ((), _F64) \
-            or not t.forward_order or t.forward_order[-1] != s \
-            or not t.backward_order or t.backward_order[0] != s:
-        return None
+    s, q = ends
+    op = t.op[s]
     shape = t.shapes[q][0]
     n = prod(shape)
     if not MIN <= n < GRAIN_SIZE:
