@@ -1,5 +1,7 @@
-"""einsum of two operands as ATen computes it (Linear.cpp's einsum and sumproduct_pair), for
-float32/float64 arrays with lower-case subscripts, each once per operand: the operands
+"""einsum as ATen computes it (Linear.cpp's einsum and sumproduct_pair) for float32/float64
+arrays. One operand: its diagonals where a subscript repeats, permuted, torch.sum over the
+contracted subscripts (_one). Two, each subscript once per operand (capitals only where the
+output keeps them, see _applies): the operands
 permuted to the output's subscripts then the contracted ones in label order, a subscript only
 one operand has summed first (torch.sum), then either a product (nothing contracted) or
 torch.bmm of the operands reshaped to (both, left only, contracted) and (both, contracted,
@@ -18,15 +20,40 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _applies(xs, equation: str) -> bool:
-    if len(xs) != 2 or "->" not in equation:
+    """Two operands, each subscript once per operand, or one operand; capital letters (an
+    ellipsis's dims, as parse_einsum spells them, or the user's) only where the output keeps
+    them: the contracted subscripts go in label order, which for letters is sorted order."""
+    if len(xs) not in (1, 2) or "->" not in equation:
         return False
     if not all(type(x) is np.ndarray and x.dtype in _FLOATS for x in xs) or \
-            xs[0].dtype != xs[1].dtype:
+            xs[0].dtype != xs[-1].dtype:
         return False
     ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
-    return all(s.islower() or not s for s in (*ins, out)) and \
-        all(len(set(s)) == len(s) for s in ins) and all(len(s) == x.ndim
-                                                          for s, x in zip(ins, xs))
+    if len(ins) != len(xs) or not all(len(s) == x.ndim for s, x in zip(ins, xs)):
+        return False
+    if any(ch.isupper() and ch not in out for s in ins for ch in s):
+        return False
+    return len(xs) == 1 or all(len(set(s)) == len(s) for s in ins)
+
+
+def _one(x: np.ndarray, subs: str, out: str):
+    """ATen's einsum of one operand: each repeated subscript's diagonal (diagonal(0, first,
+    again), moved to the first's place), the operand permuted to the output's subscripts then
+    the contracted ones in label order, and torch.sum over those (the view itself when none)."""
+    labels = list(subs)
+    k = 0
+    while k < len(labels):
+        first = labels.index(labels[k])
+        if first < k:
+            x = np.moveaxis(np.diagonal(x, 0, first, k), -1, first)
+            del labels[k]
+        else:
+            k += 1
+    rest = sorted(set(labels) - set(out))
+    v = np.transpose(x, [labels.index(ch) for ch in list(out) + rest])
+    if not rest:
+        return v
+    return np.asarray(torch_sum(v, tuple(range(len(out), len(out) + len(rest)))))
 
 
 def _full(x: np.ndarray, subs: str, perm: list) -> np.ndarray:
@@ -120,6 +147,8 @@ def _forward_parts(plan: _Plan, xs):
 def einsum(xs, equation: str):
     if not _applies(xs, equation):
         return None
+    if len(xs) == 1:
+        return _one(xs[0], equation.split("->")[0], equation.split("->")[1])
     plan = _Plan(xs, equation)
     parts, left, right = _forward_parts(plan, xs)
     if parts is None:
@@ -149,8 +178,9 @@ def _back_to_operand(grad_full: np.ndarray, plan: _Plan, k: int, x_shape: tuple)
 
 
 def einsum_vjp(i: int, g, xs, equation: str):
-    if not _applies(xs, equation) or not (type(g) is np.ndarray or isinstance(g, np.generic)):
-        return None
+    if len(xs) != 2 or not _applies(xs, equation) or \
+            not (type(g) is np.ndarray or isinstance(g, np.generic)):
+        return None  # (one operand: the general rule's copies and sums are exact)
     plan = _Plan(xs, equation)
     dt = xs[0].dtype
     parts, left, right = _forward_parts(plan, xs)

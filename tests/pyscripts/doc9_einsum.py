@@ -15,3 +15,17 @@ for eq, x, y in [("ij,jk->ik", a, b), ("ij,kj->ik", a, torch.randn(11, 53)), ("i
     g = torch.randn(z.shape)
     gx, gy = torch.autograd.grad(z, (x, y), g)
     print(eq, z.grad_fn.name(), z.sum().item(), z.flatten()[:2].tolist(), gx.contiguous().sum().item(), gx.flatten().tolist()[::7], gy.contiguous().sum().item(), gy.flatten().tolist()[::5])
+
+# one operand: traces, diagonals, transposes and sums, float32 and float64; capitals
+a = torch.randn(6, 6, requires_grad=True)
+b = torch.randn(3, 5, 7, dtype=torch.float64, requires_grad=True)
+c = torch.randn(4, 3, 4, requires_grad=True)
+for eq, x in [("ii", a), ("ii->i", a), ("ij->ji", a), ("ij->", a), ("ij->j", a), ("ij->i", a),
+              ("ijk->kj", b), ("ijk->", b), ("...ij->...ji", b), ("ijk", b), ("ijk->ik", b),
+              ("iji->j", c), ("iji->ij", c), ("Ijk->kI", b)]:
+    y = torch.einsum(eq, x)
+    g, = torch.autograd.grad((y * y).sum(), x)
+    print(eq, tuple(y.shape), y.grad_fn.name(), y.sum().item(), g.sum().item())
+print(torch.einsum('Ij,jK->IK', torch.randn(2, 3), torch.randn(3, 2)))
+print(torch.einsum('i,i', torch.arange(4.), torch.arange(4.)), torch.einsum('ij,jk', torch.ones(2, 3), torch.ones(3, 2)))
+print(torch.einsum('b...i,b...i->b...', torch.randn(2, 3, 4), torch.randn(2, 3, 4)))
