@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from . import vml
+from .kernels_norm import norm_backward, norm_in_order
 from .kernels_sum import torch_mean, torch_sum
 
 
@@ -173,6 +174,10 @@ def vector_norm(a, p=2.0, dim=None, keepdim=False):
             if r is not None:
                 return r[()] if r.ndim == 0 else r
         return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+    if p != math.inf and p != -math.inf:
+        r = norm_in_order(a, p, dim, keepdim)
+        if r is not None:
+            return r
     if p == 1:
         return np.sum(m, axis=dim, keepdims=keepdim)
     if p == math.inf:
@@ -210,6 +215,9 @@ def _norm_scale(a, out, p, dim, keepdim):
 
 
 def norm_vjp(g, out, a, p=2.0, dim=None, keepdim=False):
+    exact = norm_backward(g, out, a, p, dim, keepdim)
+    if exact is not None:
+        return exact
     return expand(g, np.shape(a), dim, keepdim) * _norm_scale(a, out, p, dim, keepdim)
 
 
