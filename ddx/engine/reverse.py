@@ -40,19 +40,29 @@ def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return g
 
 
+def _fresh_grad(t: Tensor, g) -> np.ndarray:
+    """A private, writable copy of g laid out as AccumulateGrad lays a new .grad out (its
+    clone_obey_contract: a C-contiguous leaf gets a C-contiguous .grad, whatever view the
+    rule made, so a later .grad.sum() adds in PyTorch's order)."""
+    v = t.value
+    order = "C" if not isinstance(v, np.ndarray) or v.flags.c_contiguous else "K"
+    return np.array(g, dtype=v.dtype, order=order)
+
+
 def _accumulate(t: Tensor, g: np.ndarray) -> None:
     """Add into .grad; a fresh .grad is always a private, writable array (zero_() may follow)."""
-    t.grad = np.array(g, dtype=t.value.dtype) if t.grad is None else np.asarray(t.grad + g)
+    t.grad = _fresh_grad(t, g) if t.grad is None else np.asarray(t.grad + g)
 
 
 def _accumulate_shared(t: Tensor, g: np.ndarray) -> None:
     """As _accumulate, but keeps ``g`` itself when it is a whole writable array: no copy (and no
     page faults) for large gradients. Used where nothing writes into gradients in place."""
     if t.grad is None:
-        if g.flags.writeable and g.flags.owndata and g.dtype == t.value.dtype:
+        if g.flags.writeable and g.flags.owndata and g.dtype == t.value.dtype and \
+                (g.flags.c_contiguous or not t.value.flags.c_contiguous):
             t.grad = g
         else:
-            t.grad = np.array(g, dtype=t.value.dtype)
+            t.grad = _fresh_grad(t, g)
     else:
         t.grad = np.asarray(t.grad + g)
 

@@ -144,7 +144,164 @@ def _forward_parts(plan: _Plan, xs):
     return (lro, lo, ro, inner, lperm, rperm, left, right), left_r, right_r
 
 
+def _sumproduct_pair(left: np.ndarray, right: np.ndarray, sum_dims: list) -> np.ndarray:
+    """Linear.cpp's sumproduct_pair (keepdim): (left*right) summed over sum_dims, by a
+    product, or by bmm of the operands permuted and reshaped (a dim only one side has is
+    summed on that side first)."""
+    if not sum_dims:
+        return left * right
+    lro, lo, ro = [], [], []
+    sum_size = 1
+    for i in range(left.ndim):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                sum_size *= left.shape[i]
+            elif sl:
+                left = np.asarray(torch_sum(left, (i,), True))
+            elif sr:
+                right = np.asarray(torch_sum(right, (i,), True))
+        elif sl and sr:
+            lro.append(i)
+        elif sl:
+            lo.append(i)
+        else:
+            ro.append(i)
+    out_size = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) + \
+        [right.shape[d] for d in ro]
+    order = lro + lo + sum_dims + ro
+    lmat = np.transpose(left, order).reshape(_size(left.shape, lro), _size(left.shape, lo),
+                                             sum_size)
+    rmat = np.transpose(right, lro + sum_dims + ro + lo).reshape(
+        _size(right.shape, lro), sum_size, _size(right.shape, ro))
+    res = gemm.bmm(lmat, rmat).reshape(out_size)
+    return np.transpose(res, [order.index(d) for d in range(left.ndim)])
+
+
+def _path(equation: str, xs) -> list | None:
+    """The contraction order torch.einsum asks ATen for: opt_einsum's path ("auto") when that
+    package is installed, as torch.backends.opt_einsum takes it; else None (left to right)."""
+    try:
+        import opt_einsum
+    except ImportError:
+        return None
+    steps = opt_einsum.contract_path(equation, *xs, optimize="auto")[0]
+    return [k for pair in steps for k in pair]
+
+
+def _many(xs, equation: str, tape: list | None = None):
+    """ATen's einsum of three operands or more: the operands permuted to the output's then
+    the contracted subscripts, contracted two at a time in the path's order (a dim the pair
+    alone still has summed in the pair's product, one only one of them has summed on that
+    side first), the contracted dims of the last result viewed away. ``tape`` receives each
+    step: (the sources of a and b: ("x", k) or ("step", n), a and b before and after their
+    sums, sum_dims)."""
+    ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
+    perm = list(out) + sorted(set("".join(ins)) - set(out))
+    ops = [(_full(x, s, perm), ("x", k)) for k, (x, s) in enumerate(zip(xs, ins))]
+    counts = [sum(o.shape[d] != 1 for o, _ in ops) for d in range(len(perm))]
+    path = _path(equation, xs)
+    steps = iter(path or [])
+    n = 0
+    while len(ops) > 1:
+        i, j = (next(steps), next(steps)) if path else (0, 1)
+        i, j = min(i, j), max(i, j)
+        (a0, a_src), (b0, b_src) = ops[i], ops[j]
+        del ops[j], ops[i]
+        sum_dims, a_dims, b_dims = [], [], []
+        for d in range(len(out), len(perm)):
+            if a0.shape[d] != 1 and b0.shape[d] != 1:
+                counts[d] -= 1
+                if counts[d] == 1:
+                    sum_dims.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:
+                if a0.shape[d] != 1:
+                    a_dims.append(d)
+                    counts[d] = 0
+                elif b0.shape[d] != 1:
+                    b_dims.append(d)
+                    counts[d] = 0
+        a = np.asarray(torch_sum(a0, tuple(a_dims), True)) if a_dims else a0
+        b = np.asarray(torch_sum(b0, tuple(b_dims), True)) if b_dims else b0
+        made = (_sumproduct_pair(a, b, sum_dims), ("step", n))
+        if tape is not None:
+            tape.append(((a_src, b_src), (a0, a), (b0, b), sum_dims))
+        n += 1
+        if path:
+            ops.append(made)
+        else:
+            ops.insert(0, made)
+    return ops[0][0].reshape(ops[0][0].shape[:len(out)])
+
+
+def _pair_grads(g: np.ndarray, a: np.ndarray, b: np.ndarray, sum_dims: list) -> tuple:
+    """The gradients of _sumproduct_pair(a, b, sum_dims) (both sides two-sided: einsum's
+    pairs), as autograd makes them: MulBackward0's grad * other summed to each shape, or
+    BmmBackward0's grad.bmm(b^T) and a^T.bmm(grad) through the views."""
+    dt = a.dtype
+    if not sum_dims:
+        out = []
+        for mine, other in ((a, b), (b, a)):
+            prod = np.asarray(np.broadcast_to(g, np.broadcast_shapes(a.shape, b.shape)) * other,
+                              dt)
+            axes = tuple(k for k, m in enumerate(mine.shape) if m == 1 and prod.shape[k] != 1)
+            out.append(np.asarray(torch_sum(prod, axes, True), dt) if axes else prod)
+        return tuple(out)
+    lro = [i for i in range(a.ndim) if i not in sum_dims and a.shape[i] != 1 and b.shape[i] != 1]
+    lo = [i for i in range(a.ndim) if i not in sum_dims and a.shape[i] != 1 and b.shape[i] == 1]
+    ro = [i for i in range(a.ndim) if i not in sum_dims and a.shape[i] == 1]
+    lperm, rperm = lro + lo + sum_dims + ro, lro + sum_dims + ro + lo
+    sum_size = _size(a.shape, sum_dims)
+    lmat = np.transpose(a, lperm).reshape(_size(a.shape, lro), _size(a.shape, lo), sum_size)
+    rmat = np.transpose(b, rperm).reshape(_size(b.shape, lro), sum_size, _size(b.shape, ro))
+    g_r = np.transpose(np.broadcast_to(g, [a.shape[d] if d in lro + lo else b.shape[d]
+                                           if d in ro else 1 for d in range(a.ndim)]),
+                       lro + lo + sum_dims + ro).reshape(lmat.shape[0], lmat.shape[1],
+                                                         rmat.shape[2])
+    ga = gemm.bmm(g_r, np.transpose(rmat, (0, 2, 1)))
+    gb = gemm.bmm(np.transpose(lmat, (0, 2, 1)), g_r)
+    ga = np.transpose(ga.reshape([a.shape[d] for d in lperm]), np.argsort(lperm))
+    gb = np.transpose(gb.reshape([b.shape[d] for d in rperm]), np.argsort(rperm))
+    return ga, gb
+
+
+def _many_vjp(i: int, g, xs, equation: str):
+    """Operand i's gradient of _many, back through its tape."""
+    tape: list = []
+    _many(xs, equation, tape)
+    ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
+    perm = list(out) + sorted(set("".join(ins)) - set(out))
+    g = np.asarray(g, xs[0].dtype)
+    grads = {("step", len(tape) - 1): g.reshape(g.shape + (1,) * (len(perm) - g.ndim))}
+    for n in range(len(tape) - 1, -1, -1):
+        (a_src, b_src), (a0, a), (b0, b), sum_dims = tape[n]
+        ga, gb = _pair_grads(grads.pop(("step", n)), a, b, sum_dims)
+        grads[a_src] = np.broadcast_to(ga, a0.shape)  # (SumBackward1: the grad expanded)
+        grads[b_src] = np.broadcast_to(gb, b0.shape)
+    grad = grads[("x", i)]
+    subs = ins[i]
+    keep = [j for j, ch in enumerate(perm) if ch in subs]
+    grad = grad.reshape([grad.shape[j] for j in keep])
+    labels = [perm[j] for j in keep]
+    # (contiguous, as the .grad AccumulateGrad keeps for a contiguous leaf; autograd.grad's
+    # own result can be a permuted view in PyTorch, whose later sum adds in another order)
+    return np.ascontiguousarray(np.transpose(grad, [labels.index(ch) for ch in subs]))
+
+
+def _many_applies(xs, equation: str) -> bool:
+    if len(xs) < 3 or "->" not in equation or not all(
+            type(x) is np.ndarray and x.dtype == xs[0].dtype and x.dtype in _FLOATS for x in xs):
+        return False
+    ins, out = equation.split("->")[0].split(","), equation.split("->")[1]
+    return len(ins) == len(xs) and all(len(s) == x.ndim and len(set(s)) == len(s)
+                                       for s, x in zip(ins, xs)) and \
+        not any(ch.isupper() and ch not in out for ch in "".join(ins))
+
+
 def einsum(xs, equation: str):
+    if _many_applies(xs, equation):
+        return _many(xs, equation)
     if not _applies(xs, equation):
         return None
     if len(xs) == 1:
@@ -178,6 +335,8 @@ def _back_to_operand(grad_full: np.ndarray, plan: _Plan, k: int, x_shape: tuple)
 
 
 def einsum_vjp(i: int, g, xs, equation: str):
+    if _many_applies(xs, equation) and (type(g) is np.ndarray or isinstance(g, np.generic)):
+        return _many_vjp(i, g, xs, equation)
     if len(xs) != 2 or not _applies(xs, equation) or \
             not (type(g) is np.ndarray or isinstance(g, np.generic)):
         return None  # (one operand: the general rule's copies and sums are exact)

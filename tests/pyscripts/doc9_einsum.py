@@ -29,3 +29,20 @@ for eq, x in [("ii", a), ("ii->i", a), ("ij->ji", a), ("ij->", a), ("ij->j", a),
 print(torch.einsum('Ij,jK->IK', torch.randn(2, 3), torch.randn(3, 2)))
 print(torch.einsum('i,i', torch.arange(4.), torch.arange(4.)), torch.einsum('ij,jk', torch.ones(2, 3), torch.ones(3, 2)))
 print(torch.einsum('b...i,b...i->b...', torch.randn(2, 3, 4), torch.randn(2, 3, 4)))
+
+# three operands and more: opt_einsum's path where PyTorch has it, the .grad of backward()
+a, b, c = torch.randn(3, 4, requires_grad=True), torch.randn(4, 5, requires_grad=True), torch.randn(5, 6, requires_grad=True)
+d = torch.randn(6, 2, requires_grad=True)
+for eq, ops in [('ij,jk,kl->il', (a, b, c)), ('ij,jk,kl,lm->im', (a, b, c, d)), ('ij,jk,kl', (a, b, c)),
+                ('ij,ik,il->jkl', (a, torch.randn(3, 2, requires_grad=True), torch.randn(3, 3, requires_grad=True)))]:
+    for t in ops:
+        t.grad = None
+    y = torch.einsum(eq, *ops)
+    (y * y).sum().backward()
+    print(eq, tuple(y.shape), y.sum().item(), [t.grad.sum().item() for t in ops], [t.grad.stride() for t in ops])
+x = torch.randn(2, 5); A = torch.randn(3, 5, 4); z = torch.randn(2, 4)
+print(torch.einsum('bn,anm,bm->ba', x, A, z))
+print(torch.einsum('bij,bjk,bk->bi', torch.randn(2, 3, 4), torch.randn(2, 4, 5), torch.randn(2, 5)))
+w = torch.randn(4, 3, requires_grad=True)
+(w.t() @ torch.randn(4, 2)).sum().backward()
+print(w.grad.stride(), w.grad.sum().item())
