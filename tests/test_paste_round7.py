@@ -144,7 +144,7 @@ def test_a_python_int_from_a_method_slices_a_tensor(tmp_path):
     ("from torch.utils.data import DataLoader, TensorDataset\n"
      "DataLoader(TensorDataset(torch.ones(3)), 2, collate_fn=len)",
      "error: DataLoader(collate_fn=...) is not supported by ddx: it takes dataset, batch_size, "
-     "shuffle and drop_last"),
+     "shuffle, drop_last and generator"),
     ("torch.hsplit(torch.ones(3, 5), 2)",
      "error: torch.hsplit attempted to split along dimension 1, but the size of the dimension "
      "5 is not divisible by the split_size 2!"),
