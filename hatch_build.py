@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sysconfig
 import tempfile
@@ -47,8 +48,14 @@ class CustomBuildHook(BuildHookInterface):
         if version == "editable":  # (the source tree is imported: the module goes beside it)
             compile_chain(root, root / SOURCE.with_name(name))
             return
-        out = Path(tempfile.mkdtemp(prefix="ddx-build-")) / name
+        self._scratch = tempfile.mkdtemp(prefix="ddx-build-")
+        out = Path(self._scratch) / name
         if compile_chain(root, out):
             build_data["pure_python"] = False
             build_data["infer_tag"] = True
             build_data["force_include"][str(out)] = str(SOURCE.with_name(name))
+
+    def finalize(self, version: str, build_data: dict, artifact_path: str) -> None:
+        scratch = getattr(self, "_scratch", None)
+        if scratch is not None:  # (the compiled module is in the wheel now)
+            shutil.rmtree(scratch, ignore_errors=True)
