@@ -128,3 +128,14 @@ def ordinary(text: str, bindings: dict, gradient=None):
     g = ddx.trace(text, bindings, retain_grad=True)
     g.backward(gradient)
     return g
+
+
+def ddx_run(tmp_path, text: str):
+    """`ddx run` of ``text`` written to a script in tmp_path (its CompletedProcess)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.py"
+    script.write_text(text)
+    return subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
+                          text=True, timeout=120)

@@ -5,23 +5,13 @@ failing statement leaves a generator's state as it was, and the errors."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from conftest import torch_or_skip
-
-
-def _run(tmp_path, text: str) -> subprocess.CompletedProcess:
-    script = tmp_path / "s.py"
-    script.write_text(text)
-    return subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                          text=True, timeout=120)
+from conftest import ddx_run, torch_or_skip
 
 
 def test_a_failing_statement_leaves_the_generator_as_it_was(tmp_path):
     torch = torch_or_skip()
     want = torch.rand(2, generator=torch.Generator().manual_seed(1), dtype=torch.float32)
-    done = _run(tmp_path, "import torch\ng = torch.Generator().manual_seed(1)\n"
+    done = ddx_run(tmp_path, "import torch\ng = torch.Generator().manual_seed(1)\n"
                           "x = torch.rand(2, generator=g) + nope\n"
                           "print(torch.rand(2, generator=g).tolist())\n")
     assert "unknown name 'nope'" in done.stderr
@@ -33,7 +23,7 @@ def test_generators_are_apart_from_the_default_one(tmp_path):
     torch.manual_seed(5)
     torch.rand(3, generator=torch.Generator().manual_seed(9))
     want = torch.rand(2, dtype=torch.float32).tolist()
-    done = _run(tmp_path, "import torch\ntorch.manual_seed(5)\n"
+    done = ddx_run(tmp_path, "import torch\ntorch.manual_seed(5)\n"
                           "torch.rand(3, generator=torch.Generator().manual_seed(9))\n"
                           "print(torch.rand(2).tolist())\n"
                           "print(torch.Generator().initial_seed())\n"
@@ -42,7 +32,7 @@ def test_generators_are_apart_from_the_default_one(tmp_path):
 
 
 def test_errors(tmp_path):
-    done = _run(tmp_path, "import torch\nfrom torch.utils.data import TensorDataset, "
+    done = ddx_run(tmp_path, "import torch\nfrom torch.utils.data import TensorDataset, "
                           "DataLoader, random_split\n"
                           "torch.rand(2, generator=3)\n"
                           "ds = TensorDataset(torch.arange(5.))\n"

@@ -7,12 +7,10 @@ runs through ddx and through Python with PyTorch; the outputs must be equal line
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ddx_and_python, torch_or_skip
+from conftest import ddx_and_python, ddx_run, torch_or_skip
 
 SCRIPTS = sorted((Path(__file__).parent / "pyscripts").glob("doc5_*.py"))
 
@@ -24,17 +22,10 @@ def test_doc5_example_prints_as_pytorch(path, tmp_path):
     assert ours == theirs
 
 
-def _ddx_run(tmp_path, text: str) -> subprocess.CompletedProcess:
-    script = tmp_path / "s.py"
-    script.write_text(text)
-    return subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                          text=True, timeout=120)
-
-
 def test_narrowing_a_tensor_that_requires_grad_is_one_clear_line(tmp_path):
     """x.double() records ToCopyBackward0; float64 -> float32 with grad has no row (the
     table's finite differences cannot check a rounding function): one line says so."""
-    got = _ddx_run(tmp_path, "import torch\nx = torch.tensor([1.0], dtype=torch.float64, "
+    got = ddx_run(tmp_path, "import torch\nx = torch.tensor([1.0], dtype=torch.float64, "
                              "requires_grad=True)\ny = x.float()\n")
     assert got.stderr.splitlines()[0] == ("error: ddx converts a tensor that requires grad from "
                                           "float32 to float64 only, not from float64 to float32")
@@ -42,7 +33,7 @@ def test_narrowing_a_tensor_that_requires_grad_is_one_clear_line(tmp_path):
 
 
 def test_trunc_normal_with_a_narrow_interval_is_one_clear_line(tmp_path):
-    got = _ddx_run(tmp_path, "import torch\nimport torch.nn as nn\n"
+    got = ddx_run(tmp_path, "import torch\nimport torch.nn as nn\n"
                              "nn.init.trunc_normal_(torch.empty(3), a=2.0, b=3.0)\n")
     assert got.stderr.splitlines()[0].startswith(
         "error: trunc_normal_ where [a, b] holds at most 30% of the normal distribution")

@@ -6,12 +6,10 @@ be equal line for line."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ddx_and_python, torch_or_skip
+from conftest import ddx_and_python, ddx_run, torch_or_skip
 
 SCRIPTS = sorted((Path(__file__).parent / "pyscripts").glob("doc6_*.py"))
 
@@ -23,17 +21,10 @@ def test_doc6_example_prints_as_pytorch(path, tmp_path):
     assert ours == theirs
 
 
-def _ddx_run(tmp_path, text: str) -> subprocess.CompletedProcess:
-    script = tmp_path / "s.py"
-    script.write_text(text)
-    return subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                          text=True, timeout=120)
-
-
 def test_second_derivative_through_a_kernel_node_is_one_clear_line(tmp_path):
     """GluBackward0 (and a custom Function's node) hold a first derivative only: create_graph
     through them, hessian and jvp say so in one line, where they were internal errors."""
-    got = _ddx_run(tmp_path, "import torch\nimport torch.nn.functional as F\n"
+    got = ddx_run(tmp_path, "import torch\nimport torch.nn.functional as F\n"
                              "x = torch.tensor([0.5, -1.0, 2.0, 0.3], requires_grad=True)\n"
                              "g, = torch.autograd.grad(F.glu(x).sum(), x, create_graph=True)\n"
                              "h, = torch.autograd.grad(g.sum(), x)\n"

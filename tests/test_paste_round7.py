@@ -9,13 +9,11 @@ multiply-add, addr's fused rows, logspace's double steps)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ddx_and_python, torch_or_skip
+from conftest import ddx_and_python, ddx_run, torch_or_skip
 
 import ddx
 
@@ -28,13 +26,6 @@ def test_doc7_example_prints_as_pytorch(path, tmp_path):
     torch_or_skip()
     ours, theirs = ddx_and_python(path.read_text(), tmp_path)
     assert ours == theirs
-
-
-def _ddx_run(tmp_path, text: str) -> subprocess.CompletedProcess:
-    script = tmp_path / "s.py"
-    script.write_text(text)
-    return subprocess.run([sys.executable, "-m", "ddx", "run", str(script)], capture_output=True,
-                          text=True, timeout=120)
 
 
 def _values(rng, n: int, dtype: str) -> np.ndarray:
@@ -90,7 +81,7 @@ def test_logspace_gives_atens_values(tmp_path):
                          f"dtype=torch.{dtype}).tolist())")
             want.append(str(torch.logspace(start, end, steps, base=base,
                                            dtype=getattr(torch, dtype)).tolist()))
-    got = _ddx_run(tmp_path, "\n".join(lines) + "\n")
+    got = ddx_run(tmp_path, "\n".join(lines) + "\n")
     assert got.stderr == ""
     assert got.stdout.splitlines() == want
 
@@ -115,7 +106,7 @@ def test_ldexp_gradient_with_an_integer_exponent_is_pytorchs_integer_power(tmp_p
     torch = torch_or_skip()
     w = torch.tensor([1.5, -2.0, 0.25], requires_grad=True)
     torch.ldexp(w, torch.tensor([3, -1, 0])).sum().backward()
-    got = _ddx_run(tmp_path, "import torch\nw = torch.tensor([1.5, -2.0, 0.25], "
+    got = ddx_run(tmp_path, "import torch\nw = torch.tensor([1.5, -2.0, 0.25], "
                              "requires_grad=True)\ntorch.ldexp(w, torch.tensor([3, -1, 0]))"
                              ".sum().backward()\nprint(w.grad.tolist())\n")
     assert got.stdout.strip() == str(w.grad.tolist()) == "[8.0, 0.0, 1.0]"
@@ -123,7 +114,7 @@ def test_ldexp_gradient_with_an_integer_exponent_is_pytorchs_integer_power(tmp_p
 
 def test_a_python_int_from_a_method_slices_a_tensor(tmp_path):
     """w[:n] with n = out.numel() (a Python int): "indices must be integers" before."""
-    got = _ddx_run(tmp_path, "import torch\nw = torch.arange(6.0)\nout = w.reshape(2, 3)\n"
+    got = ddx_run(tmp_path, "import torch\nw = torch.arange(6.0)\nout = w.reshape(2, 3)\n"
                              "n = out.numel()\nprint(w[:n - 2], w[:out.shape[0]])\n")
     assert got.stderr == ""
     assert got.stdout.strip() == "tensor([0., 1., 2., 3.]) tensor([0., 1.])"
@@ -150,6 +141,6 @@ def test_a_python_int_from_a_method_slices_a_tensor(tmp_path):
      "5 is not divisible by the split_size 2!"),
 ])
 def test_what_ddx_does_not_have_is_one_clear_line(tmp_path, text, first):
-    got = _ddx_run(tmp_path, "import torch\n" + text + "\n")
+    got = ddx_run(tmp_path, "import torch\n" + text + "\n")
     assert got.stderr.splitlines()[0] == first
     assert "Traceback" not in got.stderr

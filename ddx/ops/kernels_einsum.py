@@ -64,6 +64,28 @@ def _full(x: np.ndarray, subs: str, perm: list) -> np.ndarray:
     return v.reshape(shape)
 
 
+def _contracted(a_shape: tuple, b_shape: tuple, counts: list, start: int) -> tuple:
+    """einsum's contraction loop for one pair (Linear.cpp): of the contracted dims (from
+    ``start``), those the pair alone still has (summed in its product), and those only a or
+    only b has (summed on that side first); ``counts`` (operands with the dim not 1) is
+    brought up to date."""
+    sum_dims, a_dims, b_dims = [], [], []
+    for d in range(start, len(counts)):
+        if a_shape[d] != 1 and b_shape[d] != 1:
+            counts[d] -= 1
+            if counts[d] == 1:
+                sum_dims.append(d)
+                counts[d] = 0
+        elif counts[d] == 1:
+            if a_shape[d] != 1:
+                a_dims.append(d)
+                counts[d] = 0
+            elif b_shape[d] != 1:
+                b_dims.append(d)
+                counts[d] = 0
+    return sum_dims, a_dims, b_dims
+
+
 class _Plan:
     """The chain of one call: what is summed first, and the bmm's layouts."""
 
@@ -77,18 +99,8 @@ class _Plan:
         a, b = (_full(x, s, self.perm) for x, s in zip(xs, ins))
         self.full_shapes = [a.shape, b.shape]
         counts = [int(a.shape[j] != 1) + int(b.shape[j] != 1) for j in range(len(self.perm))]
-        self.pre = [[], []]  # dims summed first (keepdim), per operand
-        sum_dims = []
-        for j in range(self.out_size, len(self.perm)):
-            if a.shape[j] != 1 and b.shape[j] != 1:
-                counts[j] -= 1
-                if counts[j] == 1:
-                    sum_dims.append(j)
-                    counts[j] = 0
-            elif counts[j] == 1:
-                side = 0 if a.shape[j] != 1 else 1
-                self.pre[side].append(j)
-                counts[j] = 0
+        sum_dims, a_dims, b_dims = _contracted(a.shape, b.shape, counts, self.out_size)
+        self.pre = [a_dims, b_dims]  # dims summed first (keepdim), per operand
         self.sum_dims = sum_dims
 
     def operands(self, xs) -> list:
@@ -144,29 +156,29 @@ def _forward_parts(plan: _Plan, xs):
     return (lro, lo, ro, inner, lperm, rperm, left, right), left_r, right_r
 
 
+def _sides(lshape: tuple, rshape: tuple, sum_dims: list) -> tuple:
+    """sumproduct_pair's kept dims: in both (lro), left only (lo), the rest (ro)."""
+    lro, lo, ro = [], [], []
+    for i in range(len(lshape)):
+        if i not in sum_dims:
+            (lro if lshape[i] != 1 and rshape[i] != 1 else lo if lshape[i] != 1 else ro).append(i)
+    return lro, lo, ro
+
+
 def _sumproduct_pair(left: np.ndarray, right: np.ndarray, sum_dims: list) -> np.ndarray:
     """Linear.cpp's sumproduct_pair (keepdim): (left*right) summed over sum_dims, by a
     product, or by bmm of the operands permuted and reshaped (a dim only one side has is
     summed on that side first)."""
     if not sum_dims:
         return left * right
-    lro, lo, ro = [], [], []
-    sum_size = 1
-    for i in range(left.ndim):
+    for i in sum_dims:
         sl, sr = left.shape[i] != 1, right.shape[i] != 1
-        if i in sum_dims:
-            if sl and sr:
-                sum_size *= left.shape[i]
-            elif sl:
-                left = np.asarray(torch_sum(left, (i,), True))
-            elif sr:
-                right = np.asarray(torch_sum(right, (i,), True))
-        elif sl and sr:
-            lro.append(i)
-        elif sl:
-            lo.append(i)
-        else:
-            ro.append(i)
+        if sl and not sr:
+            left = np.asarray(torch_sum(left, (i,), True))
+        elif sr and not sl:
+            right = np.asarray(torch_sum(right, (i,), True))
+    lro, lo, ro = _sides(left.shape, right.shape, sum_dims)
+    sum_size = _size(left.shape, sum_dims)
     out_size = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) + \
         [right.shape[d] for d in ro]
     order = lro + lo + sum_dims + ro
@@ -208,20 +220,7 @@ def _many(xs, equation: str, tape: list | None = None):
         i, j = min(i, j), max(i, j)
         (a0, a_src), (b0, b_src) = ops[i], ops[j]
         del ops[j], ops[i]
-        sum_dims, a_dims, b_dims = [], [], []
-        for d in range(len(out), len(perm)):
-            if a0.shape[d] != 1 and b0.shape[d] != 1:
-                counts[d] -= 1
-                if counts[d] == 1:
-                    sum_dims.append(d)
-                    counts[d] = 0
-            elif counts[d] == 1:
-                if a0.shape[d] != 1:
-                    a_dims.append(d)
-                    counts[d] = 0
-                elif b0.shape[d] != 1:
-                    b_dims.append(d)
-                    counts[d] = 0
+        sum_dims, a_dims, b_dims = _contracted(a0.shape, b0.shape, counts, len(out))
         a = np.asarray(torch_sum(a0, tuple(a_dims), True)) if a_dims else a0
         b = np.asarray(torch_sum(b0, tuple(b_dims), True)) if b_dims else b0
         made = (_sumproduct_pair(a, b, sum_dims), ("step", n))
@@ -248,9 +247,7 @@ def _pair_grads(g: np.ndarray, a: np.ndarray, b: np.ndarray, sum_dims: list) -> 
             axes = tuple(k for k, m in enumerate(mine.shape) if m == 1 and prod.shape[k] != 1)
             out.append(np.asarray(torch_sum(prod, axes, True), dt) if axes else prod)
         return tuple(out)
-    lro = [i for i in range(a.ndim) if i not in sum_dims and a.shape[i] != 1 and b.shape[i] != 1]
-    lo = [i for i in range(a.ndim) if i not in sum_dims and a.shape[i] != 1 and b.shape[i] == 1]
-    ro = [i for i in range(a.ndim) if i not in sum_dims and a.shape[i] == 1]
+    lro, lo, ro = _sides(a.shape, b.shape, sum_dims)
     lperm, rperm = lro + lo + sum_dims + ro, lro + sum_dims + ro + lo
     sum_size = _size(a.shape, sum_dims)
     lmat = np.transpose(a, lperm).reshape(_size(a.shape, lro), _size(a.shape, lo), sum_size)
