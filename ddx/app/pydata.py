@@ -271,7 +271,13 @@ class TorchGenerator(GeneratorHandle):
     def py_attr(self, ev, node, name: str) -> Any:
         if name == "device":
             return Device("cpu")
+        if name in GENERATOR_METHODS:  # (a method as a value: f = g.set_state)
+            return Native(name, lambda ev, node, args, kw: self.py_method(ev, node, name, args,
+                                                                          kw))
         raise DdxTypeError(f"'torch._C.Generator' object has no attribute '{name}'")
+
+
+GENERATOR_METHODS = ("manual_seed", "seed", "initial_seed", "get_state", "set_state")
 
 
 _MADE: list[int] = []  # torch.Generator()s made (each repr has an address of its own)

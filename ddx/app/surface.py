@@ -55,6 +55,7 @@ from . import (
     pypaste6,  # noqa: F401  (registers the names of pypaste6.py's modules)
     pyposthooks,  # noqa: F401  (registers register_post_accumulate_grad_hook)
     pyprint,  # (registers torch.set_printoptions)
+    pyrandom,  # noqa: F401  (registers torch.random)
     pysaved,
     pysched,  # noqa: F401  (registers torch.optim.lr_scheduler)
     pysetitem,

@@ -66,13 +66,20 @@ class GeneratorHandle:
             check_arity(node, args, 0, kw)
             gen = _generator(ev, self.rng)
             return weak(gen.initial_seed() if name == "initial_seed" else gen.seed())
-        if name in ("get_state", "set_state", "clone_state", "graphsafe_get_state"):
+        if name in STATE_METHODS:
+            check_arity(node, args, int(name == "set_state"), kw)
+            got = STATE_METHODS[name](ev, node, self.rng, *args)
+            return self if got is None else got
+        if name in ("clone_state", "graphsafe_get_state"):
             raise DdxRuntimeError(f"Generator.{name}() is not supported by ddx: use "
-                                  "manual_seed()", start=node.pos, end=node.end)
+                                  "get_state()", start=node.pos, end=node.end)
         raise DdxTypeError(f"'torch._C.Generator' object has no attribute '{name}'",
                            start=node.pos, end=node.end)
 
 
+# get_state(), set_state(s): (ev, node, rng, *args) -> the result (None: the generator), put here
+# by create_random2.py
+STATE_METHODS: dict = {}
 DEFAULT_GENERATOR = GeneratorHandle()
 _GIVEN: list = []  # the generator= of the random function being called, if any
 

@@ -2,7 +2,9 @@
 default kernel (one random64() a number: u = its low 53 bits * 2**-53, then -1/lambd *
 log1p(-u) in double by the C library's log1p, cast to the tensor's type); multinomial without
 replacement, or of one sample, is ATen's trick: q = exponential_(1) of a tensor like the
-input, then the argmax (one sample) or top k of input / q along the last dim."""
+input, then the argmax (one sample) or top k of input / q along the last dim. And the
+generator's state as PyTorch's bytes: torch.get_rng_state / set_rng_state and a
+Generator's get_state / set_state (ddx/ops/rng.py's Generator.get_state)."""
 
 from __future__ import annotations
 
@@ -10,14 +12,14 @@ import math
 
 import numpy as np
 
-from ..errors import DdxRuntimeError
+from ..errors import DdxRuntimeError, DdxTypeError
 from ..lang.tree import Ast
 from . import record
-from .args import Evaluating, bind
-from .create_args import int_arg, number_arg
-from .create_random import draw_generator, with_generator
+from .args import Evaluating, bind, check_arity
+from .create_args import fresh, int_arg, number_arg
+from .create_random import STATE_METHODS, draw_generator, with_generator
 from .tensor import Tensor
-from .values import weak
+from .values import py_type, weak
 
 
 def exponentials(ev: Evaluating, n: int, dtype: np.dtype, lambd: float) -> np.ndarray:
@@ -93,5 +95,43 @@ def m_multinomial(ev: Evaluating, node: Ast, t: Tensor, args: list, kw: dict) ->
 
 
 fn_multinomial = with_generator(fn_multinomial)  # (x.multinomial(...) calls it: generator= too)
-NAMED: dict = {}  # (torch.multinomial is both a function and a method: ddx/app registers it)
+
+
+def state_of(ev: Evaluating, node: Ast, gen) -> Tensor:
+    """get_state(): a new uint8 tensor of the generator's 5056 bytes."""
+    return fresh(ev, node, draw_generator(ev, gen).get_state(), False)
+
+
+def set_state_of(ev: Evaluating, node: Ast, gen, value) -> None:
+    """set_state(new_state), with PyTorch's checks and words (THPGenerator_setState,
+    check_rng_state, CPUGeneratorImpl::set_state); the old state goes in the undo log."""
+    from ..ops.rng import StateError
+
+    where = {"start": node.pos, "end": node.end}
+    if not isinstance(value, Tensor) or value.weak:
+        raise DdxTypeError(f"expected a torch.ByteTensor, but got {py_type(value)}", **where)
+    if value.value.dtype != np.uint8:
+        raise DdxTypeError("RNG state must be a torch.ByteTensor", **where)
+    if not value.value.flags.c_contiguous:
+        raise DdxRuntimeError("RNG state must be contiguous", **where)
+    gen = draw_generator(ev, gen)
+    try:
+        gen.set_state(value.value.ravel())
+    except StateError as exc:
+        raise DdxRuntimeError(str(exc), **where) from None
+
+
+def fn_get_rng_state(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
+    check_arity(node, args, 0, kw)
+    return state_of(ev, node, None)
+
+
+def fn_set_rng_state(ev: Evaluating, node: Ast, args: list, kw: dict) -> None:
+    given = bind(node, args, kw, ("new_state",), 1)
+    set_state_of(ev, node, None, given["new_state"])
+
+
+STATE_METHODS.update(get_state=state_of, set_state=set_state_of)
+# (torch.multinomial is both a function and a method: ddx/app registers it)
+NAMED: dict = {"get_rng_state": fn_get_rng_state, "set_rng_state": fn_set_rng_state}
 TENSOR_METHODS = {"exponential_": with_generator(m_exponential_)}

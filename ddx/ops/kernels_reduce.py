@@ -86,7 +86,7 @@ def average_vjp(g, out, a, dim=None, keepdim=False):
 
 # --- prod ---------------------------------------------------------------------------------------
 def product(a, dim=None, keepdim=False):
-    return np.prod(a, axis=dim, keepdims=keepdim)
+    return np.prod(a, axis=dim, keepdims=keepdim, dtype=_INT64.get(getattr(a, "dtype", None)))
 
 
 def _last(a, dim):
@@ -262,7 +262,13 @@ def _running(fn, a, dim):
     or np.cumprod (what dual numbers carry a tangent through)."""
     if type(a) is np.ndarray and a.dtype == np.float32:
         return fn(a, axis=dim, dtype=np.float64).astype(np.float32)
-    return fn(a, axis=dim)
+    return fn(a, axis=dim, dtype=_INT64.get(getattr(a, "dtype", None)))
+
+
+# integer and bool tensors sum, multiply and accumulate into int64 (PyTorch's promote_integers;
+# numpy's uint8 goes to uint64)
+_INT64 = {np.dtype(t): np.int64 for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
+                                          np.uint8, np.uint16, np.uint32, np.uint64)}
 
 
 def cumsum(a, dim=0):

@@ -198,6 +198,8 @@ def torch_sum(a, dim=None, keepdim: bool = False):
     None (everything) or a tuple of non-negative axes. A 0-d result is a numpy scalar, as
     np.sum gives."""
     if type(a) is not np.ndarray or a.dtype not in FLOATS:
+        if type(a) is np.ndarray and a.dtype.kind in "biu":  # (PyTorch's: int64, uint8 too)
+            return np.sum(a, axis=dim, keepdims=keepdim, dtype=np.int64)
         return np.sum(a, axis=dim, keepdims=keepdim)
     if dim is None and not keepdim and 32 <= a.size < GRAIN_SIZE and a.flags.c_contiguous:
         r = small_sum(a.reshape(-1))  # (the sum that repeats: straight to its kernel)

@@ -54,6 +54,20 @@ def _temper(y: np.ndarray) -> np.ndarray:
     return y ^ (y >> _U32(18))
 
 
+# CPUGeneratorImplState (aten/src/ATen/CPUGeneratorImpl.cpp), the bytes of get_state(): its
+# legacy part (the seed, mt19937's left/seeded/next and 624 words widened to uint64, then the
+# normal cache: normal_y is the cached double sample, normal_x and normal_rho are always 0),
+# then the float normal cache; the padding C++ puts after normal_is_valid and at the end is 0.
+STATE = np.dtype([("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"),
+                  ("state", "<u8", (N,)), ("normal_x", "<f8"), ("normal_y", "<f8"),
+                  ("normal_rho", "<f8"), ("normal_is_valid", "<i4"), ("pad", "<i4"),
+                  ("float_sample", "<f4"), ("float_valid", "u1"), ("pad_end", "u1", (3,))])
+
+
+class StateError(ValueError):
+    """A state set_state refuses, with PyTorch's words."""
+
+
 class Generator:
     """torch.default_generator. ``state`` is replaced, never changed in place, at each draw
     (so an undo log can keep it): (seed, state array, words used of it, cached normal)."""
@@ -77,6 +91,37 @@ class Generator:
 
     def initial_seed(self) -> int:
         return self._current()[0]
+
+    def get_state(self) -> np.ndarray:
+        """PyTorch's get_state(): STATE's 5056 bytes. ddx's ``pos`` (words used of the
+        array) is mt19937's ``next``, and ``left`` is what remains plus one; just after
+        seeding (the array not yet twisted) PyTorch has left 1 and next 0."""
+        seed, mt, pos, cache = self._current()
+        rec = np.zeros((), STATE)
+        rec["seed"], rec["seeded"], rec["state"] = seed, 1, mt
+        rec["left"] = N + 1 - pos
+        rec["next"] = 0 if pos == N and np.array_equal(mt, seeded(seed)) else pos
+        if cache is not None:
+            rec["normal_y"], rec["normal_is_valid"] = cache, 1
+        return np.frombuffer(rec.tobytes(), np.uint8).copy()
+
+    def set_state(self, raw: np.ndarray) -> None:
+        """PyTorch's set_state() of STATE's bytes (its checks, in its words). ddx keeps
+        no float normal cache (its float32 draws of fewer than 16 go through the double
+        one), so a state's float sample is not used."""
+        if raw.size != STATE.itemsize:
+            raise StateError(f"Expected a CPUGeneratorImplState of size {STATE.itemsize} but "
+                             f"found the input RNG state size to be {raw.size}")
+        rec = np.frombuffer(raw.tobytes(), STATE)[0]
+        left, nxt = int(rec["left"]), int(rec["next"])
+        if not (rec["seeded"] & 0xff and 0 < left <= N and nxt <= N):  # (seeded_ is a bool)
+            raise StateError("Invalid mt19937 state")
+        if left != 1 and nxt != N + 1 - left:
+            raise StateError(f"ddx: an mt19937 state with left {left} and next {nxt} is not "
+                             "one PyTorch's generator reaches (left is 625 - next)")
+        mt = (rec["state"] & np.uint64(0xffffffff)).astype(_U32)
+        cache = float(rec["normal_y"]) if rec["normal_is_valid"] else None
+        self.state = (int(rec["seed"]), mt, N if left == 1 else nxt, cache)
 
     def words(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs of the engine."""
