@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import weak
-from . import pycalls, pydunder, pyorder, pysets, pyvalues
+from . import pycalls, pydunder, pymro, pyorder, pysets, pyvalues
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pyrange import RangeList
@@ -184,26 +184,44 @@ def _filter(ev, node, args, kw):
 
 
 def _super(ev, node, args, kw):
-    """super() inside a method: the instance's builtin base (nn.Module) or next class."""
-    frame = ev.frames[-1] if ev.frames else None
-    obj = ev.env.get("self") if frame is not None else None
-    if obj is None or not isinstance(obj, Instance):
+    """super() inside a method (the classes after the method's own, in the object's MRO),
+    or super(Class, obj)."""
+    if args:
+        if len(args) != 2 or not isinstance(args[0], UserClass):
+            raise DdxTypeError("super() takes no arguments or a class and an object here")
+        owner, obj = args
+    else:
+        frame = ev.frames[-1] if ev.frames else None
+        obj = ev.env.get("self") if frame is not None else None
+        owner = getattr(frame, "owner", None)
+    if obj is None or not isinstance(obj, (Instance, UserClass)):
         raise DdxTypeError("super(): no arguments")
-    return SuperProxy(obj)
+    cls = obj if isinstance(obj, UserClass) else obj.cls
+    return SuperProxy(obj, pymro.after(cls, owner) if owner is not None else
+                      pymro.mro(cls)[1:])
+
+
+def _bound(ev, node, found, obj):
+    if isinstance(found, pydunder.Property):
+        return pycalls.call_value(ev, node, found.fn, [obj], {})
+    return pydunder.bind_attr(found, obj)
 
 
 class SuperProxy:
-    def __init__(self, obj: Instance) -> None:
-        self.obj = obj
+    """What super() gives: attributes looked up in ``rest`` (the MRO after the method's
+    class), bound to the object."""
+
+    def __init__(self, obj, rest: list) -> None:
+        self.obj, self.rest = obj, rest
 
     def py_method(self, ev, node, name, args, kw):
-        if name == "__init__":
+        found = pyvalues.attr_in(self.rest, name)
+        if name == "__init__" and not isinstance(found, UserFunction):
             return None  # (a builtin base was set up when the object was made)
-        for base in self.obj.cls.bases:
-            found = base.lookup(name) if isinstance(base, UserClass) else None
-            if found is not None:
-                return pycalls.call_value(ev, node, found, [self.obj, *args], kw)
-        raise DdxTypeError(f"'super' object has no attribute '{name}'")
+        if found is None:
+            raise PyException.error("AttributeError", f"'super' object has no attribute "
+                                                      f"'{name}'")
+        return pycalls.call_value(ev, node, _bound(ev, node, found, self.obj), args, kw)
 
 
 def _iter_next(ev, node, args, kw):
@@ -307,9 +325,9 @@ _PLAIN = {
     "callable": _callable, "any": _any_all("any"), "all": _any_all("all"),
     "divmod": _divmod, "pow": _pow, "printf": _printf,
     "TensorOptions": lambda ev, node, args, kw: TensorOptions(),
-    "staticmethod": lambda ev, node, args, kw: args[0],
+    "staticmethod": lambda ev, node, args, kw: pydunder.method_kind(args[0], "static"),
     "property": lambda ev, node, args, kw: pydunder.Property(args[0]),
-    "classmethod": lambda ev, node, args, kw: args[0],
+    "classmethod": lambda ev, node, args, kw: pydunder.method_kind(args[0], "class"),
     "hasattr": lambda ev, node, args, kw: _hasattr(ev, node, args),
 }
 

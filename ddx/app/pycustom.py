@@ -14,7 +14,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import dual, record
 from ..graph.tensor import Function, Tensor
 from ..ops.table import Op
-from . import pyhooks
+from . import pydunder, pyhooks
 from .pycustom_jvp import MISSING_BACKWARD, with_tangents
 from .pycustom_multi import apply_many, input_rule
 from .pycustom_twice import OWNERS, Twice
@@ -219,7 +219,7 @@ def _run_backward(ev, node, backward, ctx: Ctx, grads: list, recording: bool = F
 
 def _staticmethod(ev, node, args, kw):
     (fn,) = args
-    return fn
+    return pydunder.method_kind(fn, "static")
 
 
 EXTRA["torch.autograd"]["Function"] = FUNCTION

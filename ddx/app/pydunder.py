@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import DdxTypeError
 from . import pycalls
-from .pyvalues import Instance, UserFunction
+from .pyvalues import BoundMethod, Instance, UserClass, UserFunction
 
 # operator -> (method, reflected method)
 OPERATORS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"),
@@ -30,6 +30,30 @@ class Property:
 
     def __repr__(self) -> str:
         return "<property object>"
+
+
+def method_kind(fn: Any, kind: str) -> Any:
+    """@staticmethod / @classmethod: the function, marked (a class's own Function.forward
+    is called with its ctx as any function is)."""
+    if isinstance(fn, UserFunction):
+        fn.method_kind = kind
+    return fn
+
+
+def bind_attr(found: Any, obj: Any) -> Any:
+    """A class attribute as ``obj.name`` gives it (``obj`` an instance or a class): a
+    method bound to the instance, a classmethod to the class, a staticmethod as it is, a
+    @property's value (from an instance)."""
+    kind = getattr(found, "method_kind", None)
+    if kind == "static":
+        return found
+    if kind == "class":
+        return BoundMethod(found, obj if isinstance(obj, UserClass) else obj.cls)
+    if isinstance(obj, UserClass):
+        return found
+    if isinstance(found, UserFunction) or getattr(found, "bind_to_instance", False):
+        return BoundMethod(found, obj)  # (a builtin base's methods bind too: nn.Module's)
+    return found
 
 
 def method(obj: Any, name: str) -> UserFunction | None:

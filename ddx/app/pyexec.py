@@ -14,7 +14,7 @@ from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from ..graph.values import Break, Continue, NoGrad, Return
-from . import pycalls, pymodules, pysets, pyvalues
+from . import pycalls, pymodules, pymro, pysets, pyvalues
 from .methods import check_in_place
 from .pyvalues import (
     PyException,
@@ -91,7 +91,16 @@ def _class(ev, stmt) -> Any:
         run_block(ev, stmt.body)
     finally:
         ev.env = outer
-    pyvalues.bind_name(ev, extra["name"], UserClass(extra["name"], bases, dict(scope)))
+    cls = UserClass(extra["name"], bases, dict(scope))
+    try:
+        pymro.mro(cls)
+    except pymro.MroError as exc:
+        raise PyException.error("TypeError", str(exc)) from None
+    for value in cls.scope.values():  # (a method's super() starts after its own class)
+        fn = getattr(value, "fn", value)  # (a @property's function too)
+        if isinstance(fn, UserFunction):
+            fn.owner = cls
+    pyvalues.bind_name(ev, extra["name"], cls)
     return None
 
 

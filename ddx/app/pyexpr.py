@@ -15,7 +15,6 @@ from ..lang.tree import Ast
 from . import pycalls, pydunder, pyformat, pymodules, pyorder, pysets, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
-    BoundMethod,
     Instance,
     UserClass,
     UserFunction,
@@ -292,6 +291,13 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
         named = _name_of(obj)
         if named is not None:
             return Str(named)
+    if name == "__class__" and isinstance(obj, Instance):  # (self.__class__.__name__)
+        return obj.cls
+    if name == "__init__" and isinstance(obj, (Instance, UserClass)):  # (Base.__init__(self))
+        cls = obj if isinstance(obj, UserClass) else obj.cls
+        found = cls.lookup("__init__")
+        if isinstance(found, UserFunction):
+            return pydunder.bind_attr(found, obj)
     if name.startswith("__") and name.endswith("__"):
         raise pyvalues.PyException.error("AttributeError",
                                          f"'{type_label(obj)}' attribute '{name}' is not "
@@ -304,10 +310,8 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
         found = obj.cls.lookup(name)
         if isinstance(found, pydunder.Property):  # @property: the method's value
             return pycalls.call_value(ev, node, found.fn, [obj], {})
-        if isinstance(found, UserFunction) or getattr(found, "bind_to_instance", False):
-            return BoundMethod(found, obj)  # (a builtin base's methods bind too: nn.Module's)
         if found is not None:
-            return found
+            return pydunder.bind_attr(found, obj)
         raise _no_attribute(obj.cls.name, name)
     if isinstance(obj, UserClass):
         for base in obj.bases:  # (a builtin base's class-bound attribute: Function.apply)
@@ -319,7 +323,7 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
         if found is None:
             raise pyvalues.PyException.error(
                 "AttributeError", f"type object '{obj.name}' has no attribute '{name}'")
-        return found
+        return pydunder.bind_attr(found, obj)
     if isinstance(obj, pyvalues.PyException):
         if name == "args":
             return (Str(obj.message),)
@@ -363,6 +367,7 @@ __all__ = ["Tensor", "call_method", "compound", "get_attr", "set_attr"]
 def _name_of(obj: Any) -> str | None:
     if isinstance(obj, PyType):
         return obj.short
-    if isinstance(obj, (UserFunction, UserClass, ExceptionType)):
+    if isinstance(obj, (UserFunction, UserClass, ExceptionType)) or \
+            getattr(obj, "is_class_value", False):  # (type(m).__name__ of an nn.Conv2d)
         return obj.name
     return None

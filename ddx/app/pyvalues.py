@@ -17,7 +17,7 @@ from ..graph.binding import pair_targets
 from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import DType, NamedTuple, weak
 from ..lang.tree import Ast
-from . import pynumpy
+from . import pymro, pynumpy
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
 from .pynumpy import NumpyArray
 from .pyrange import RangeList
@@ -78,19 +78,21 @@ class UserClass:
         return f"<class '__main__.{self.name}'>"
 
     def lookup(self, name: str) -> Any:
-        """A class attribute, searched through the bases (depth first, explicit stack)."""
-        stack = [self]
-        while stack:
-            cls = stack.pop()
-            if isinstance(cls, UserClass):
-                if name in cls.scope:
-                    return cls.scope[name]
-                stack.extend(reversed(cls.bases))
-            elif hasattr(cls, "class_attr"):
-                got = cls.class_attr(name)
-                if got is not None:
-                    return got
-        return None
+        """A class attribute, searched in Python's order (ddx/app/pymro.py)."""
+        return attr_in(pymro.mro(self), name)
+
+
+def attr_in(classes: list, name: str) -> Any:
+    """The first of these classes that has ``name``: its attribute (None: none has it)."""
+    for cls in classes:
+        if isinstance(cls, UserClass):
+            if name in cls.scope:
+                return cls.scope[name]
+        elif hasattr(cls, "class_attr"):
+            got = cls.class_attr(name)
+            if got is not None:
+                return got
+    return None
 
 
 class _ObjectClass(UserClass):
