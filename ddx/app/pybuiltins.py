@@ -215,7 +215,7 @@ class SuperProxy:
         self.obj, self.rest = obj, rest
 
     def py_method(self, ev, node, name, args, kw):
-        found = pyvalues.attr_in(self.rest, name)
+        found = pymro.attr_in(self.rest, name)
         if name == "__init__" and not isinstance(found, UserFunction):
             return None  # (a builtin base was set up when the object was made)
         if found is None:

@@ -54,7 +54,9 @@ def _typed_tensor(dtype) -> Native:
                                start=node.pos, end=node.end)
         return ev.functions["tensor"](ev, node, [args[0]], {"dtype": (DType(dtype), node.pos)})
 
-    return Native(f"{np.dtype(dtype).name}_tensor", make)
+    made = Native(f"{np.dtype(dtype).name}_tensor", make)
+    made.legacy_dtype = np.dtype(dtype)
+    return made
 
 
 class TensorType(Native):

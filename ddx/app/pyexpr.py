@@ -368,6 +368,6 @@ def _name_of(obj: Any) -> str | None:
     if isinstance(obj, PyType):
         return obj.short
     if isinstance(obj, (UserFunction, UserClass, ExceptionType)) or \
-            getattr(obj, "is_class_value", False):  # (type(m).__name__ of an nn.Conv2d)
-        return obj.name
+            getattr(obj, "is_class_value", False) or isinstance(obj, pymodules.Native):
+        return obj.name  # (type(m).__name__ of an nn.Conv2d, torch.sin.__name__)
     return None

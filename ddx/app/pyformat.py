@@ -9,9 +9,8 @@ import string
 from typing import Any
 
 from ..errors import DdxTypeError, DdxValueError
-from ..graph.tensor import Tensor
 from ..lang.tree import Ast
-from . import pyvalues
+from . import pypercent, pyvalues
 from .pyerrors import PyException
 from .pyvalues import number_of, to_str
 from .values import Str
@@ -124,12 +123,8 @@ def str_format(ev, node, text: str, args: list, kw: dict, auto: list | None = No
 
 def percent_mapping(ev, text: str, mapping: dict) -> Str:
     """``"%(name)s ..." % {...}``: the values as Python's numbers and strings."""
-    plain = {}
-    for k, v in mapping.items():
-        n = number_of(v)
-        if n is None and isinstance(v, Tensor) and v.value.size == 1:
-            n = v.value.item()
-        plain[k] = n if n is not None else to_str(ev, v)
+    plain = {k: pypercent.arg(v, number_of(v), lambda t: to_str(ev, t))
+             for k, v in mapping.items()}
     try:
         return Str(text % plain)
     except KeyError as exc:

@@ -67,3 +67,16 @@ def after(cls: Any, owner: Any) -> list:
         if c is owner:
             return order[i + 1:]
     return order[1:]
+
+
+def attr_in(classes: list, name: str) -> Any:
+    """The first of these classes that has ``name``: its attribute (None: none has it)."""
+    for cls in classes:
+        if hasattr(cls, "scope"):
+            if name in cls.scope:
+                return cls.scope[name]
+        elif hasattr(cls, "class_attr"):
+            got = cls.class_attr(name)
+            if got is not None:
+                return got
+    return None

@@ -56,6 +56,8 @@ def assign_item(ev, target, value: Any) -> Any:
         _list_item(ev, target, base, keys[0], value)
         return value
     if isinstance(base, Tensor) and not base.weak:
+        if len(keys) == 1 and type(keys[0]) is tuple:  # (idx = (1, 2); x[idx] = v)
+            keys = list(keys[0])
         _tensor_item(ev, target, base, keys, value)
         return value
     raise DdxTypeError(f"'{py_type(base)}' object does not support item assignment",

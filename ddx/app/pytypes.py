@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..graph.tensor import Tensor
-from ..graph.values import DType
+from ..graph.values import DType, PyBuiltinType
 from . import pyvalues
 from .pyerrors import EXCEPTIONS, PARENTS, ExceptionType, PyException, user_chain
 from .pymodules import Native
@@ -26,6 +26,8 @@ def type_(ev, node, args, kw):
         return value.cls
     if getattr(value, "range_text", None) is not None:  # (range(3): pyrange.RangeList)
         return PyType("range")
+    if isinstance(value, PyBuiltinType) or isinstance(value, UserClass):
+        return PyType("type")  # (type(float), type(MyClass))
     cls = class_of(value)  # (type(m) is nn.Linear; type(p) is nn.Parameter)
     if cls is not None:
         return cls
@@ -37,8 +39,8 @@ def isinstance_(ev, node, args, kw):
     value, kind = args
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
-        name = k.name if isinstance(k, Native) else _DTYPE_NAMES.get(str(k)) \
-            if isinstance(k, DType) else None  # (bare float, int, bool: the dtypes' names too)
+        name = k.name if isinstance(k, (Native, PyBuiltinType)) else \
+            _DTYPE_NAMES.get(str(k)) if isinstance(k, DType) else None  # (torch.float too)
         if name in _TYPE_CHECKS and _TYPE_CHECKS[name](value):
             return True
         if isinstance(k, Native) and getattr(value, "kind", None) == k.name:

@@ -17,7 +17,7 @@ from ..graph.binding import pair_targets
 from ..graph.tensor import AccumulateGrad, Function, Tensor
 from ..graph.values import DType, NamedTuple, weak
 from ..lang.tree import Ast
-from . import pymro, pynumpy
+from . import pymro, pynumpy, pypercent
 from .pyerrors import EXCEPTIONS, PyException, as_error, exception_matches
 from .pynumpy import NumpyArray
 from .pyrange import RangeList
@@ -79,20 +79,7 @@ class UserClass:
 
     def lookup(self, name: str) -> Any:
         """A class attribute, searched in Python's order (ddx/app/pymro.py)."""
-        return attr_in(pymro.mro(self), name)
-
-
-def attr_in(classes: list, name: str) -> Any:
-    """The first of these classes that has ``name``: its attribute (None: none has it)."""
-    for cls in classes:
-        if isinstance(cls, UserClass):
-            if name in cls.scope:
-                return cls.scope[name]
-        elif hasattr(cls, "class_attr"):
-            got = cls.class_attr(name)
-            if got is not None:
-                return got
-    return None
+        return pymro.attr_in(pymro.mro(self), name)
 
 
 class _ObjectClass(UserClass):
@@ -303,17 +290,23 @@ def python_binary(ev, node, op: str, a: Any, b: Any) -> Any:
             return Str(a + b)
         if op in ("==", "!="):
             return (a == b) == (op == "==")
+    if isinstance(a, tuple) and isinstance(b, tuple) and op == "+" and \
+            (isinstance(a, Size) or isinstance(b, Size)):  # (x.shape[:-1] + (2, 4))
+        return Size(int(number_of(v)) if number_of(v) is not None else v for v in (*a, *b))
     if isinstance(a, (list, tuple)) and type(a) is type(b) and op == "+":
         return a + b
     if isinstance(a, (list, tuple, str)) and op == "*" and number_of(b) is not None:
-        return a * int(number_of(b))
+        got = a * int(number_of(b))
+        return Size(got) if isinstance(a, Size) else got
     if isinstance(a, str) and op == "%":
         items = b if isinstance(b, tuple) else (b,)
         try:
-            return Str(a % tuple(number_of(x) if number_of(x) is not None else to_str(ev, x)
+            return Str(a % tuple(pypercent.arg(x, number_of(x), lambda v: to_str(ev, v))
                                  for x in items))
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
             raise DdxTypeError(str(exc)) from None
+        except ValueError as exc:
+            raise PyException.error("ValueError", str(exc)) from None
     if op in ("==", "!=") and (getattr(a, "is_class_value", False) or
                                getattr(b, "is_class_value", False)):
         return (a is b) == (op == "==")  # (type(m) == nn.Linear: pynnclass.NNClass)

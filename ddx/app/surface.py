@@ -14,7 +14,7 @@ from ..graph.functions import FUNCTIONS, check_arity
 from ..graph.namespaces import TORCH, Namespace
 from ..graph.program import Evaluator
 from ..graph.tensor import AccumulateGrad, Function, Tensor
-from ..graph.values import NO_GRAD, DType, NamedTuple, ReturnTypes, type_name
+from ..graph.values import NO_GRAD, DType, NamedTuple, PyBuiltinType, ReturnTypes, type_name
 from ..lang.tree import Ast
 from . import (
     pyanomaly,  # noqa: F401  (registers detect_anomaly, set_detect_anomaly)
@@ -312,7 +312,7 @@ def show(ev: Evaluator, value: Any) -> str:
     if isinstance(value, Size):
         return size_repr(value)
     if isinstance(value, DType):
-        return dtype_repr(value.np)
+        return repr(value) if isinstance(value, PyBuiltinType) else dtype_repr(value.np)
     if isinstance(value, Tensor):
         if value.weak:
             v = value.value.item()

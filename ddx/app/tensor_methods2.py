@@ -44,7 +44,7 @@ def _cast(ev, node, t: Tensor, dtype: np.dtype) -> Tensor:
 
 
 def _convert(ev, node, t: Tensor, dtype: np.dtype) -> Tensor:
-    if t.requires_grad:
+    if t.requires_grad and np.dtype(dtype).kind == "f":
         if dtype == np.float64 and t.value.dtype == np.float32:
             return ev.op("to_float64", node, [t])  # ToCopyBackward0
         raise DdxTypeError(f"ddx converts a tensor that requires grad from float32 to float64 "
@@ -86,6 +86,9 @@ def m_type(ev, node, t, args, kw):
         return Str(f"torch.{torch_type_name(t.value.dtype)}Tensor")
     if isinstance(given, DType):
         return _cast(ev, node, t, np.dtype(given.np))
+    legacy = getattr(given, "legacy_dtype", None)  # (x.type(torch.LongTensor))
+    if legacy is not None:
+        return _cast(ev, node, t, legacy)
     text = str(given)
     for name in _LEGACY:
         if text == f"torch.{name}Tensor":

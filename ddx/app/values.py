@@ -31,13 +31,20 @@ class Size(tuple):
                 n *= d
             return n
         if name in ("count", "index"):
-            return getattr(tuple(self), name)(*[getattr(a, "raw", a) for a in args])
+            return getattr(tuple(self), name)(*[_plain(a) for a in args])
         raise DdxTypeError(f"'torch.Size' object has no attribute '{name}'")
 
     def py_attr(self, ev, node, name: str) -> Any:
         if name in ("numel", "count", "index"):
             return name  # (hasattr: a method it has)
         raise DdxTypeError(f"'torch.Size' object has no attribute '{name}'")
+
+
+def _plain(value: Any) -> Any:
+    """A number as Python's (a weak one-element tensor: its number)."""
+    if isinstance(value, Tensor) and value.value.size == 1:
+        return value.value.reshape(-1)[0].item()
+    return getattr(value, "raw", value)
 
 
 class DictView(list):

@@ -13,7 +13,7 @@ from ..limits import check_elements
 from ..ops import OPS
 from .calls_linalg import matmul
 from .tensor import Tensor
-from .values import DType, fold_numbers, type_name, weak
+from .values import DType, PyBuiltinType, fold_numbers, type_name, weak
 
 _PYTHON_OPS = frozenset(("is", "is not", "in", "not in"))
 _BITWISE = {"&": "bitwise_and", "|": "bitwise_or"}
@@ -25,7 +25,8 @@ def _python_op(sym: str, a: Any, b: Any) -> bool:
     if sym in ("is", "is not"):
         same = a is b or (isinstance(a, Tensor) and isinstance(b, Tensor) and a.weak and
                           b.weak and a.value.item() == b.value.item()) or (
-            isinstance(a, DType) and a == b)  # (torch's dtypes are one object each)
+            isinstance(a, DType) and a == b) or (  # (torch's dtypes are one object each)
+            isinstance(b, PyBuiltinType) and b == a)  # (type(3) is int)
         return same if sym == "is" else not same
     if isinstance(b, Tensor) and not b.weak:
         found = bool((b.value == (a.value if isinstance(a, Tensor) else a)).any())
@@ -133,6 +134,8 @@ class Arithmetic:
             first.label = f"1/{self.label(node.kids[1])}"
         if plan.key is not None:  # the plain number is a keyword argument: rsub, pow_scalar
             number = a if b is first else b
+            if number.value.dtype.kind == "f" and first.value.dtype.kind in "biu":
+                first = Tensor(first.value.astype(self.dtype))  # (arange(5) ** 2.0 is float)
             return self.op(plan.op, node, [first], {plan.key: number.value.item()})
         return self.op(plan.op, node, [first, a if plan.second == "a" else b])
 

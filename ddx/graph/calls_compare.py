@@ -30,6 +30,9 @@ def compare(name: str):
 
 def where(name: str):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Any:
+        if len(args) + len(kw) == 1 and (args or "condition" in kw):  # where(c): nonzero's
+            cond = args[0] if args else kw["condition"][0]
+            return ev.functions["nonzero"](ev, node, [cond], {"as_tuple": (True, node.pos)})
         given = bind(node, args, kw, ("condition", "input", "other"), required=3)
         cond = as_tensor(ev, node, given["condition"])
         if cond.value.dtype != np.bool_:
@@ -54,8 +57,9 @@ def _bound(ev: Evaluating, node: Ast, key: str, value: Any):
     """A clamp bound: None, a plain number (a keyword of the row) or a tensor (an input)."""
     if value is None:
         return None
-    if isinstance(value, Tensor) and value.weak:
-        return float(value.value.item())
+    if isinstance(value, Tensor) and value.weak:  # (an int bound keeps an int tensor int)
+        got = value.value.item()
+        return got if isinstance(got, int) and not isinstance(got, bool) else float(got)
     if isinstance(value, Tensor):
         return value
     raise DdxTypeError(f"{node.value}(): argument '{key}' must be Number or Tensor, not "

@@ -53,6 +53,8 @@ def _nested(node: Ast, src: list | tuple) -> np.ndarray:
                 stack.append((item, sub))
             elif isinstance(item, Tensor) and item.value.size == 1:
                 out.append(item.value.reshape(()).item())
+            elif isinstance(item, Tensor) and item.const and item.op == "const":
+                out.append(item.value.tolist())  # (a [..] literal inside a [..] literal)
             elif isinstance(item, (bool, int, float)):
                 out.append(item)
             else:
@@ -61,8 +63,23 @@ def _nested(node: Ast, src: list | tuple) -> np.ndarray:
     try:
         return np.array(root)
     except ValueError:
-        raise DdxTypeError("tensor(): the nested lists have different lengths",
-                           start=node.pos, end=node.end) from None
+        raise DdxValueError(_ragged(root), start=node.pos, end=node.end) from None
+
+
+def _ragged(root: list) -> str:
+    """PyTorch's words for nested lists of other lengths: the lengths expected are the first
+    item's at each depth (torch/csrc/utils/tensor_new.cpp, recursive_store)."""
+    sizes, seq = [], root
+    while isinstance(seq, list):
+        sizes.append(len(seq))
+        seq = seq[0] if seq else None
+    stack = [(root, 0)]
+    while stack:
+        seq, dim = stack.pop()
+        if dim < len(sizes) and len(seq) != sizes[dim]:
+            return f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
+        stack.extend((s, dim + 1) for s in reversed(seq) if isinstance(s, list))
+    return "tensor(): the nested lists have different lengths"
 
 
 def fn_tensor(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
@@ -296,7 +313,9 @@ NAMED: dict = {
     **create_random2.NAMED,
 }
 NAMED_SPACES: dict = {name: ("torch",) for name in NAMED}
-LISTS = {"ones", "zeros", "empty", "full", "rand", "randn", "randint", "normal"}
+LISTS = {"ones", "zeros", "empty", "full", "rand", "randn", "randint", "normal",
+         # (tensor([0.1], dtype=torch.float64): the numbers as written, not made float32)
+         "tensor", "as_tensor", "DoubleTensor", "FloatTensor", "LongTensor"}
 # the REPL's tensor methods from here (ddx/app/methods.py adds them to its own)
 TENSOR_METHODS = {"new_ones": _new_filled(1.0), "new_zeros": _new_filled(0.0),
                   "new_empty": _new_filled(0.0), "new_full": _new_filled(None),

@@ -87,18 +87,22 @@ def aliased(node: Ast, kw: dict) -> dict:
     return out
 
 
-def same_dtype(node: Ast, a: Tensor, value: Any) -> None:
-    """``dtype=``: PyTorch casts inside the op; ddx takes the input's own dtype only."""
+def same_dtype(node: Ast, a: Tensor, value: Any) -> Tensor:
+    """``dtype=``: PyTorch casts the input first; ddx does so for an input that does not
+    require grad (the cast of one that does is a node PyTorch folds into the op's own)."""
     if value is None:
-        return
+        return a
     want = getattr(value, "np", None)
     if want is None:
         raise DdxTypeError(f"{node.value}(): argument 'dtype' must be torch.dtype, not "
                            f"{type_name(value)}", start=node.pos, end=node.end)
+    if want != a.value.dtype and not a.requires_grad:
+        return Tensor(a.value.astype(want))
     if want != a.value.dtype:
         raise DdxNameError(f"{node.value}(dtype=torch.{want.name}) of a {a.value.dtype.name} "
                            "tensor (a cast inside the op) is not supported by ddx; cast the "
                            "input first", start=node.pos, end=node.end)
+    return a
 
 
 def not_differentiable(node: Ast, t: Tensor | None, fn: str, arg: str) -> None:
@@ -115,7 +119,7 @@ def _softmax(name: str):
         a = as_tensor(ev, node, given["input"])
         if a.weak or a.value.dtype.kind != "f":
             a = Tensor(np.asarray(a.value, dtype=ev.dtype))
-        same_dtype(node, a, given.get("dtype"))
+        a = same_dtype(node, a, given.get("dtype"))
         dim = given.get("dim")
         if dim is None:  # PyTorch's _get_softmax_dim, with its warning
             d = 0 if a.value.ndim in (0, 1, 3) else 1

@@ -34,9 +34,13 @@ def _pair(ev: Evaluating, node: Ast, args: list, kw: dict, names=("input", "othe
     for x in xs:
         if isinstance(x, Tensor) and not x.weak:
             vals.append(x.value)
-        else:  # (a plain number takes the tensor's dtype, as PyTorch's wrapped scalars do)
+        else:  # (a plain number takes the tensor's dtype, as PyTorch's wrapped scalars do,
+            # unless its kind is higher: a bool tensor & 1 is int64)
             v = x.value if isinstance(x, Tensor) else x
-            vals.append(np.asarray(v, dtype=strong[0].value.dtype))
+            dtype = strong[0].value.dtype
+            if dtype.kind == "b" and np.asarray(v).dtype.kind in "iu":
+                dtype = np.dtype(np.int64)
+            vals.append(np.asarray(v, dtype=dtype))
     return vals
 
 

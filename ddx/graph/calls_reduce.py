@@ -95,7 +95,7 @@ def reduction(name: str, needs_float: bool = False):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         given = bind(node, args, aliased(node, kw), ("input", "dim", "keepdim", "dtype"))
         a = reduced_input(ev, node, given["input"])
-        same_dtype(node, a, given.get("dtype"))
+        a = same_dtype(node, a, given.get("dtype"))
         if needs_float:
             _floating(node, a, "{name}(): could not infer output dtype. Input dtype must be "
                                "either a floating point or complex dtype. Got: {dtype}")
@@ -110,7 +110,7 @@ def reduction(name: str, needs_float: bool = False):
 def _prod(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, aliased(node, kw), ("input", "dim", "keepdim", "dtype"))
     a = reduced_input(ev, node, given["input"])
-    same_dtype(node, a, given.get("dtype"))
+    a = same_dtype(node, a, given.get("dtype"))
     dim = int_dim(ev, node, a, given.get("dim"))
     keepdim = truth_arg(node, "keepdim", given.get("keepdim", False))
     if not a.value.ndim:  # (a 0-d tensor's one dim is itself)
@@ -279,7 +279,7 @@ def _cumulative(name: str):
     def call(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
         given = bind(node, args, aliased(node, kw), ("input", "dim", "dtype"), required=2)
         a = reduced_input(ev, node, given["input"])
-        same_dtype(node, a, given.get("dtype"))
+        a = same_dtype(node, a, given.get("dtype"))
         dim = int_dim(ev, node, a, given["dim"])
         return ev.op(name, node, [a], {"dim": dim})
     return call

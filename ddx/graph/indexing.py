@@ -126,8 +126,10 @@ def _width(item: tuple) -> int:
 
 def _resolve(ev, node: Ast, values: list) -> list[tuple]:
     subs = node.value
+    if len(subs) == 1 and not isinstance(subs[0], tuple) and type(values[0]) is tuple:
+        subs, values = subs * len(values[0]), list(values[0])  # (idx = (1, 2); x[idx])
     rest = iter(values)
-    items = []
+    items: list = []
     for sub in subs:
         if isinstance(sub, tuple):
             parts = [ev.int_arg(next(rest), node) if p is not None else None for p in sub[1:]]
@@ -143,6 +145,9 @@ def _resolve(ev, node: Ast, values: list) -> list[tuple]:
                 raise DdxShapeError("an index can only have a single ellipsis ('...')",
                                     start=node.pos, end=node.end)
             items.append(("ellipsis",))
+        elif isinstance(v, slice):  # (a slice(...) in a tuple of indexes)
+            items.append(("slice", slice(*(None if p is None else ev.int_arg(p, node)
+                                           for p in (v.start, v.stop, v.step)))))
         elif isinstance(v, Tensor) and (v.weak or v.value.ndim == 0 and
                                         v.value.dtype.kind in "iu"):
             items.append(("int", ev.int_arg(v, node)))

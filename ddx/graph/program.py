@@ -27,6 +27,7 @@ from .values import (
     Continue,
     ControlFlow,
     DType,
+    PyBuiltinType,
     Return,
     weak,
 )
@@ -224,11 +225,24 @@ class Evaluator(Arithmetic, Compound, Binding):
                     src=self.source)
         if self.repl and out.value.dtype.kind == "f" and out.value.dtype != self.dtype and \
                 all(t.weak or t.value.dtype.kind in "biu" for t in inputs):
-            # integer tensors divided (or times a float): PyTorch's default float dtype
-            out.value = out.value.astype(self.dtype)
+            out.value = self._in_default_float(OPS[name], inputs, kw, out.value)
         if not out.weak:
             self.nodes.append(out)
         return out
+
+    def _in_default_float(self, row, inputs: list, kw: dict | None, value):
+        """A float result of integer tensors (divided, a float function of them, times a
+        float): PyTorch casts the tensors to its default float dtype and computes there (so
+        float32's own rounding of exp, not float64's rounded once more)."""
+        if row.dtype != "same" or all(t.weak for t in inputs):
+            return value.astype(self.dtype)
+        args = [t.value.item() if t.weak else t.value.astype(self.dtype) for t in inputs]
+        done = record.FP_EVENTS[:]
+        try:
+            again = np.asarray(row.fn(*args, **(kw or {})))
+        finally:
+            record.FP_EVENTS[:] = done  # (the first run's events were reported)
+        return again.astype(self.dtype, copy=False)
 
     def lookup(self, node: Ast) -> Any:
         name = node.value
@@ -247,6 +261,8 @@ class Evaluator(Arithmetic, Compound, Binding):
         if name in MODULES:
             return MODULES[name]
         if name in DTYPES:
+            if self.repl and name in ("float", "int", "bool"):  # (Python's: dtype=float)
+                return PyBuiltinType(name)
             return DType(DTYPES[name])
         if self.surface is not None:
             got = self.surface.builtin(name, ())  # len, RuntimeError, ... as values

@@ -103,11 +103,18 @@ def _result_dtype(op: Op, value: np.ndarray, inputs) -> np.ndarray:
     is cast."""
     if op.dtype != "same":
         return value.astype(op.dtype, copy=False)
-    if value.dtype.kind != "f":
+    kind = value.dtype.kind
+    if kind not in "fiub":
         return value
     want = promoted([t.value.dtype for t in inputs if not t.weak],
                     [t.value.ndim for t in inputs if not t.weak])
-    return value.astype(want, copy=False) if want.kind == "f" and want != value.dtype else value
+    if want.kind == "b" and kind in "iub" and any(t.weak and t.value.dtype.kind in "iu"
+                                                  for t in inputs):
+        return value.astype(np.int64, copy=False)  # (a bool tensor & 1: a Python int's int64)
+    if want.kind in "iu" and kind in "iu" and len(inputs) > 1 or want.kind == "f" == kind:
+        # (between operands: sum of int32 is int64, as PyTorch's reductions make it)
+        return value.astype(want, copy=False) if want != value.dtype else value
+    return value
 
 
 _RANK = {"b": 0, "u": 1, "i": 1, "f": 2}

@@ -42,6 +42,28 @@ class DType:
         return hash(self.np)
 
 
+class PyBuiltinType(DType):
+    """Python's float, int and bool as REPL values: as a dtype= PyTorch reads them as
+    float64, int64 and bool (torch.float and torch.int are float32 and int32), and they print
+    as Python's classes."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        super().__init__({"float": np.float64, "int": np.int64, "bool": np.bool_}[name])
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+    def __eq__(self, other) -> bool:  # (type(x) == float: the REPL's type() of a float)
+        return isinstance(other, PyBuiltinType) and other.name == self.name or \
+            getattr(other, "short", None) == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
 NO_GRAD = NoGrad()
 
 

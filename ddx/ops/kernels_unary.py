@@ -83,6 +83,21 @@ def tanh_vjp(g, o, a):
     return g * one_minus_square(o)
 
 
+def reciprocal(a):
+    """1/a; of an integer or bool tensor a float one (ddx/graph/program.py computes it again
+    in the default float dtype, as PyTorch does)."""
+    if isinstance(a, np.ndarray) and a.dtype.kind in "biu":
+        a = a.astype(np.float64)
+    return np.reciprocal(a)
+
+
+def rint(a):
+    """round(a): an integer tensor is its own rounding (numpy's rint would make it float)."""
+    if isinstance(a, np.ndarray) and a.dtype.kind in "biu":
+        return a.copy()
+    return np.rint(a)
+
+
 def reciprocal_vjp(g, o, a):
     """ReciprocalBackward0: ``-grad * (result * result)``."""
     return -g * (o * o)

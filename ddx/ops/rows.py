@@ -76,7 +76,9 @@ from .kernels_unary import (
     expm1,
     log1p,
     logit,
+    reciprocal,
     reciprocal_vjp,
+    rint,
     rsqrt_vjp,
     sinh,
     tanh_vjp,
@@ -120,7 +122,7 @@ op("div", "DivBackward0", lambda a, b: a / b, lambda g, o, a, b: g / b,
 op("neg", "NegBackward0", lambda a: -a, lambda g, o, a: -g, saves=False, reads="",
    into=np.negative, call="unary", names=("negative",), text="-{0}", prec=3,
    emit={"torch": "(-{0})", "jax": "(-{0})"}, chain=("-a", "-g"))
-op("reciprocal", "ReciprocalBackward0", np.reciprocal, reciprocal_vjp, reads="o",
+op("reciprocal", "ReciprocalBackward0", reciprocal, reciprocal_vjp, reads="o",
    call="unary", symbol="1/x", text="1/{0}", prec=2,
    hint="a division by zero: add an epsilon to the denominator",
    domain=_NEEDS_POSITIVE, emit={"torch": "torch.reciprocal({0})", "jax": "jnp.reciprocal({0})"})
@@ -244,7 +246,7 @@ op("logit", "LogitBackward0", logit, logit_vjp, reads="i",
 
 # rounding: slope 0 (PyTorch's zeros_like: no input kept), jumps where the value does
 for _name, _fn, _at in (("floor", np.floor, at_integer), ("ceil", np.ceil, at_integer),
-                        ("round", np.rint, at_half), ("trunc", np.trunc, at_integer)):
+                        ("round", rint, at_half), ("trunc", np.trunc, at_integer)):
     op(_name, _name.capitalize() + "Backward0", _fn, lambda g, o, a: g * 0, saves=False,
        reads="", call="unary", domain=(0.1, 0.4),
        kink=(_at, f"{_name} jumps here: PyTorch takes the slope 0"),
