@@ -14,8 +14,9 @@ from ..errors import DdxError, DdxNameError, DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from ..graph.values import Break, Continue, NoGrad, Return
+from ..lang.tree import Ast
 from . import pycalls, pymodules, pymro, pysets, pyvalues
-from .methods import check_in_place
+from .methods import TENSOR_METHODS, check_in_place
 from .pyvalues import (
     PyException,
     UserClass,
@@ -218,12 +219,25 @@ def _augassign(ev, stmt) -> Any:
         pysets.update_in_place(ev, current, op, other)  # (s |= t changes s, as Python's)
         return None
     if isinstance(current, Tensor) and not current.weak and op in "+-*/" and len(op) == 1:
-        if _in_place(ev, stmt, current, op, other):
-            if target.kind == "index":  # (Python's v[i] += 1 stores the item back: an item of a
-                ev.assign(target, current)  # 1-d tensor is no view of it)
+        recorded = record.GRAD_MODE.enabled and (current.requires_grad or isinstance(
+            other, Tensor) and other.requires_grad)
+        if target.kind == "name" or target.kind == "attr" and not recorded:
+            return _iadd(ev, stmt, current, op, other)  # (t += v is t.add_(v): aliases see
+            # it, its version goes up, a copy a node saved is stale)
+        if _in_place(ev, stmt, current, op, other):  # (Python's v[i] += 1 stores the item
+            ev.assign(target, current)  # back: an item of a 1-d tensor is no view of it)
             return None
     result = pyvalues.binary(ev, stmt, op, current, other)
     pyvalues.bind(ev, target, result, python=False)
+    return None
+
+
+def _iadd(ev, stmt, t: Tensor, op: str, other: Any) -> None:
+    """``t += v``, ``-=``, ``*=``, ``/=``: Tensor.__iadd__ and its kin, the methods add_,
+    sub_, mul_ and div_ (ddx/app/pyinplace.py)."""
+    name = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_"}[op]
+    node = Ast("method", name, (), (), stmt.start, stmt.end, stmt.start)
+    TENSOR_METHODS[name](ev, node, t, [other], {})
     return None
 
 

@@ -9,8 +9,9 @@ import math
 
 import numpy as np
 
-from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
+from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError, DdxValueError
 from ..lang.tree import Ast
+from ..limits import MAX_DIMS
 from . import create_random, create_random2
 from .args import Evaluating, bind, check_arity, check_keywords
 from .create_args import (
@@ -43,14 +44,17 @@ def _nested(node: Ast, src: list | tuple) -> np.ndarray:
     """torch.tensor's data from nested lists and tuples of numbers and one-element tensors
     (explicit stack), as numpy makes it: ints stay ints, any float makes it float."""
     root: list = []
-    stack = [(src, root)]
+    stack = [(src, root, 1)]
     while stack:
-        seq, out = stack.pop()
+        seq, out, depth = stack.pop()
+        if depth > MAX_DIMS:
+            raise DdxShapeError(f"a literal nests at most {MAX_DIMS} brackets deep (a tensor has "
+                                f"at most {MAX_DIMS} dimensions)", start=node.pos, end=node.end)
         for item in seq:
             if isinstance(item, (list, tuple)):
                 sub: list = []
                 out.append(sub)
-                stack.append((item, sub))
+                stack.append((item, sub, depth + 1))
             elif isinstance(item, Tensor) and item.value.size == 1:
                 out.append(item.value.reshape(()).item())
             elif isinstance(item, Tensor) and item.const and item.op == "const":
