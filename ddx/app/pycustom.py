@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import dual, record
 from ..graph.tensor import Function, Tensor
+from ..graph.values import py_type
 from ..ops.table import Op
 from . import pydunder, pyhooks
 from .pycustom_jvp import MISSING_BACKWARD, with_tangents
@@ -37,6 +38,10 @@ class Ctx:
 
     def py_method(self, ev, node, name, args, kw):
         if name == "save_for_backward":
+            for i, a in enumerate(args):
+                if a is not None and not (isinstance(a, Tensor) and not a.weak):
+                    raise DdxTypeError("save_for_backward can only save variables, but "
+                                       f"argument {i} is of type {py_type(a)}")
             self.saved = tuple(args)
             return None
         if name == "mark_non_differentiable":
@@ -174,11 +179,12 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
             finally:
                 record.GRAD_MODE.enabled = True
             got = got if isinstance(got, tuple) else (got,)
-            memo[key] = got
+            memo[key] = _checked(cls.name, got, args)
         return memo[key]
 
     row = Op(f"custom_{cls.name}", f"{cls.name}Backward", lambda *xs: out.value,
-             tuple(input_rule(grads, positions, k, twice.vjp) for k in range(len(inputs))),
+             tuple(input_rule(grads, positions, k, twice.vjp, none_is_none=True)
+                   for k in range(len(inputs))),
              jvp=twice.tangent, elementwise=False)
     result = Tensor(out.value, True)
     if dual.tangent_of(out) is not None:  # (ddx's own level: forward's tangent is the node's)
@@ -191,6 +197,26 @@ def _node(ev, node, cls: UserClass, ctx: Ctx, args: list, kw: dict, forward, bac
     result.label = ev.label(node)
     ev.nodes.append(result)
     return result
+
+
+def _checked(name: str, got: tuple, args: list) -> tuple:
+    """What backward returned, as PyTorch's engine checks it: one gradient per input of
+    forward (extra Nones dropped), each None or of a shape the input broadcasts to."""
+    while len(got) > len(args) and got[-1] is None:
+        got = got[:-1]
+    if len(got) != len(args):
+        raise DdxRuntimeError(f"function {name}Backward returned an incorrect number of "
+                              f"gradients (expected {len(args)}, got {len(got)})")
+    for i, (g, a) in enumerate(zip(got, args)):
+        if isinstance(g, Tensor) and isinstance(a, Tensor) and not a.weak:
+            want, shape = a.value.shape, g.value.shape
+            ok = len(shape) >= len(want) and all(w in (1, s) for w, s in zip(
+                want[::-1], shape[::-1]))
+            if not ok:
+                raise DdxRuntimeError(f"Function {name}Backward returned an invalid gradient "
+                                      f"at index {i} - got {list(shape)} but expected shape "
+                                      f"compatible with {list(want)}")
+    return got
 
 
 def _forward(ev, node, forward, setup, ctx: Ctx, args: list, kw: dict) -> Any:

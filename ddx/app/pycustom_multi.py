@@ -60,7 +60,7 @@ def _packed_tangent(twice, outs: tuple, spans: list):
     return jvp
 
 
-def input_rule(grads, positions: list, k: int, twice=None):
+def input_rule(grads, positions: list, k: int, twice=None, none_is_none: bool = False):
     """The VJP a custom Function's node gives input ``k``: its backward's result at that
     input's position (``grads(g)``, the backward called once per upstream gradient), zeros
     where backward returns None for it; on dual numbers (a second derivative)
@@ -73,8 +73,9 @@ def input_rule(grads, positions: list, k: int, twice=None):
         got = grads(g)
         pos = positions[k]
         item = got[pos] if pos < len(got) else None
-        if item is None:
-            return np.zeros(np.shape(xs[k]), dtype=np.asarray(g).dtype)
+        if item is None:  # (no gradient this way: the engine sends none, as PyTorch's)
+            return None if none_is_none else np.zeros(np.shape(xs[k]),
+                                                      dtype=np.asarray(g).dtype)
         return np.asarray(item.value if isinstance(item, Tensor) else item)
     return vjp
 

@@ -67,6 +67,9 @@ def _for(ev, stmt) -> Any:
     return run_block(ev, stmt.extra["else"])
 
 
+GRAD_DECORATORS = ("no_grad", "enable_grad", "inference_mode")
+
+
 def _def(ev, stmt) -> Any:
     extra = stmt.extra
     defaults = {p.name: ev.evaluate(p.default) for p in extra["params"] if p.default is not None}
@@ -75,8 +78,16 @@ def _def(ev, stmt) -> Any:
     value: Any = fn
     for deco in reversed(extra["decorators"]):
         d = ev.evaluate(deco)
-        if isinstance(d, NoGrad) or d is pymodules.ENABLE_GRAD:
-            fn.grad_mode = isinstance(d, NoGrad) is False
+        if isinstance(d, pymodules.Native) and d.name in GRAD_DECORATORS:
+            d = pycalls.call_value(ev, deco, d, [], {})  # (@torch.no_grad: no_grad())
+        if isinstance(d, NoGrad):
+            fn.grad_mode = getattr(d, "grad_enabled", False)
+            if fn.grad_mode is None:
+                fn.grad_mode = False
+        elif isinstance(d, pymodules.GradContext):  # (enable_grad(), set_grad_enabled(b))
+            fn.grad_mode = d.grad_enabled
+            if getattr(d, "prev", None) is not None:
+                record.GRAD_MODE.enabled = d.prev
         else:
             value = pycalls.call_value(ev, deco, d, [value], {})
     pyvalues.bind_name(ev, extra["name"], value)

@@ -84,7 +84,11 @@ def call_node(ev, node, fn: Any, args: list, kw: dict) -> Any:
         if t.edge() is None:
             outs.append(None)
             continue
-        gi = np.asarray(fn.op.vjp[i](gv, fn.value, *vals, **fn.kw))
+        gi = fn.op.vjp[i](gv, fn.value, *vals, **fn.kw)
+        if gi is None:  # (a custom Function's backward gave None for it)
+            outs.append(None)
+            continue
+        gi = np.asarray(gi)
         if gi.shape != t.value.shape:
             gi = unbroadcast(gi, t.value.shape)
         out = Tensor(np.asarray(gi, dtype=t.value.dtype))

@@ -121,8 +121,10 @@ NUMPY = PyModule("numpy", {
 def _set_grad_enabled(ev, node, args, kw):
     flag = args[0] if args else kw.get("mode", (True,))[0]
     on = python_truth(flag)
+    ctx = GradContext(on, "set_grad_enabled")
+    ctx.prev = record.GRAD_MODE.enabled  # (a decorator puts it back: PyTorch's __call__)
     record.GRAD_MODE.enabled = on  # (also a function: it sets the mode at once)
-    return GradContext(on, "set_grad_enabled")
+    return ctx
 
 
 def _no_arg_context(value):

@@ -184,6 +184,15 @@ def _leaf_hook(t: Tensor, g, counts: dict, sums: dict):
     return nodehooks.leaf_pre(t, g)
 
 
+def _none_sent(t: Tensor, deps: dict, ready: list) -> None:
+    """No gradient goes to ``t``: its node waits for one gradient less."""
+    f = t.grad_fn
+    if f is not None and f in deps:
+        deps[f] -= 1
+        if deps[f] == 0:
+            ready.append(f)
+
+
 def _skip(fn: Function, deps: dict, ready: list) -> None:
     """A node that receives no gradient (a hook returned None for it) sends none: the nodes
     after it wait for one gradient less."""
@@ -213,7 +222,11 @@ def _node_grads(fn: Function, g, args: list, hooks) -> list:
         if not t.requires_grad:
             sent.append(None)
             continue
-        gi = np.asarray(fn.op.vjp[i](g, fn.value, *args, **fn.kw))
+        gi = fn.op.vjp[i](g, fn.value, *args, **fn.kw)
+        if gi is None:  # (a custom Function's backward gave None for it)
+            sent.append(None)
+            continue
+        gi = np.asarray(gi)
         if FP_EVENTS:
             _vjp_event(fn, i, gi)
         if gi.shape != t.value.shape:
@@ -346,6 +359,9 @@ def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
                     continue
             else:
                 gi = vjps[i](g, fn.value, *args, **kw)
+                if gi is None:  # (a custom Function's backward gave None: no gradient)
+                    _none_sent(t, deps, ready)
+                    continue
                 count += 1
                 if FP_EVENTS:
                     _vjp_event(fn, i, gi)
