@@ -55,11 +55,25 @@ def _number(value, name: str):
     return n
 
 
+SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to "
+                  "unexpected behavior.\nConsider using tensor.detach() first.")
+
+
+def _scalar_of(ev, value) -> None:
+    """float(t), int(t) of a tensor that requires grad: PyTorch's UserWarning."""
+    if isinstance(value, Tensor) and not value.weak and value.requires_grad:
+        ev.warnings.append(SCALAR_WARNING)
+
+
 def _float(ev, node, args, kw):
+    if args:
+        _scalar_of(ev, args[0])
     return weak(float(_number(args[0], "float"))) if args else weak(0.0)
 
 
 def _int(ev, node, args, kw):
+    if args:
+        _scalar_of(ev, args[0])
     return weak(int(_number(args[0], "int"))) if args else weak(0)
 
 

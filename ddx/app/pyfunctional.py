@@ -15,7 +15,9 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import record
 from ..graph.tensor import Tensor
 from . import pycalls
+from .pyerrors import PyException
 from .pytwice import check_rows
+from .values import python_truth
 
 OPTIONS = ("create_graph", "strict", "vectorize", "strategy", "outer_jacobian_strategy", "v")
 
@@ -82,13 +84,50 @@ def _vjp_rows(out: Tensor, leaves: list) -> list[np.ndarray]:
     return jac
 
 
+def _jvp_columns(out: Tensor, leaves: list) -> list[np.ndarray]:
+    """d out / d leaf for each leaf, by forward mode (one pass per element of each leaf):
+    strategy="forward-mode", whose entries PyTorch makes column by column."""
+    jac = [np.zeros(out.value.shape + t.value.shape, dtype=out.value.dtype) for t in leaves]
+    order = record.ancestors(out)
+    check_rows(order, "forward mode (jacobian)")
+    with record.fp_guard():
+        for j, t in enumerate(leaves):
+            for k in range(t.value.size):
+                seed = np.zeros(t.value.shape, dtype=t.value.dtype)
+                seed.reshape(-1)[k] = 1
+                tangents, _ = jvp_pass(order, {id(t): seed})
+                got = tangents.get(id(out))
+                if got is not None:
+                    jac[j].reshape(out.value.size, t.value.size)[:, k] = \
+                        np.asarray(got).reshape(-1)
+    return jac
+
+
+def _strategy(given: dict, key: str) -> bool:
+    """Whether ``key`` asks for forward mode, checked as PyTorch checks it."""
+    strategy = given.get(key, "reverse-mode")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise PyException.error(
+            "AssertionError", 'Expected strategy to be either "forward-mode" or "reverse-mode". '
+            "Hint: If your function has more outputs than inputs, \"forward-mode\" tends to be "
+            'more performant. Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode" and not python_truth(given.get("vectorize", False)):
+        raise PyException.error(
+            "NotImplementedError", "Computing Jacobian using forward-AD or forward-over-reverse "
+            "Hessian isonly implemented for `vectorize=True`.")  # (sic)
+    return strategy == "forward-mode"
+
+
 def fn_jacobian(ev, node, args, kw):
     given = _parse(kw, "jacobian", ("func", "inputs"), args)
+    forward = _strategy(given, "strategy")
     in_tuple, inputs = _as_tuple(given["inputs"], "inputs", "jacobian")
     out_tuple, outs, leaves = _run(ev, node, given["func"], inputs, "jacobian")
     rows = []
     for out in outs:
-        rows.append(_shape(in_tuple, [Tensor(j) for j in _vjp_rows(out, leaves)]))
+        got = _jvp_columns(out, leaves) if forward and out.requires_grad else \
+            _vjp_rows(out, leaves)
+        rows.append(_shape(in_tuple, [Tensor(j) for j in got]))
     return _shape(out_tuple, rows)
 
 
@@ -122,14 +161,22 @@ def fn_hessian(ev, node, args, kw):
     out = _scalar_output(outs, out_tuple, "hessian")
     dtype = out.value.dtype
     H = [[np.zeros(a.value.shape + b.value.shape, dtype=dtype) for b in leaves] for a in leaves]
+    # PyTorch's default is reverse over reverse: row r of H[i][j] is the vjp of unit r of the
+    # gradient for input i; ddx's forward over reverse gives H[.][i] times a unit seed on
+    # input i, whose entries (symmetry) are that row, each made as PyTorch makes it (the signs
+    # of zeros say so); outer_jacobian_strategy="forward-mode" fills columns
+    by_rows = not _strategy(given, "outer_jacobian_strategy")
     if out.requires_grad:
-        for j, b in enumerate(leaves):
-            for k in range(b.value.size):
-                seed = np.zeros(b.value.shape)
-                seed.reshape(-1)[k] = 1.0
-                cols = _second(out, leaves, {b: seed})
-                for i, a in enumerate(leaves):
-                    H[i][j].reshape(a.value.size, b.value.size)[:, k] = cols[i].reshape(-1)
+        for i, a in enumerate(leaves):
+            for r in range(a.value.size):
+                seed = np.zeros(a.value.shape)
+                seed.reshape(-1)[r] = 1.0
+                got = _second(out, leaves, {a: seed})
+                for j, b in enumerate(leaves):
+                    if by_rows:
+                        H[i][j].reshape(a.value.size, b.value.size)[r, :] = got[j].reshape(-1)
+                    else:
+                        H[j][i].reshape(b.value.size, a.value.size)[:, r] = got[j].reshape(-1)
     rows = [_shape(in_tuple, [Tensor(h) for h in row]) for row in H]
     return _shape(in_tuple, rows)
 

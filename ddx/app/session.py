@@ -266,8 +266,8 @@ class Session:
         for text in ev.printed:
             self.out(text)
         ev.printed.clear()
-        for message in ev.warnings:
-            self.err(f"warning: {message}")
+        for message in dict.fromkeys(ev.warnings):  # (Python shows a warning once per
+            self.err(f"warning: {message}")  # place: a loop's statement warns once)
         ev.warnings.clear()
 
     def run_script(self, text: str, *, bail: bool = False, filename: str | None = None) -> int:
