@@ -75,12 +75,8 @@ def _comprehension(ev, node: Ast, iterable: Any) -> Any:
     kind, expr, target, _, conds, more = node.value
     clauses = [(target, None, conds), *more]
     out: list = []
-    saved = {}
-    names = [n for clause in clauses for n in _target_names(clause[0])]
-    env = ev.env
-    for name in names:  # (a comprehension's variables are its own: restore the outer ones)
-        if dict.__contains__(env, name) if isinstance(env, dict) else name in env:
-            saved[name] = env[name]
+    outer = ev.env
+    ev.env = pyvalues.Scope({}, outer)  # (its own scope: a lambda made in it keeps it)
     end = object()
     try:
         loops = [iter(iterate(ev, iterable, node))]
@@ -100,25 +96,10 @@ def _comprehension(ev, node: Ast, iterable: Any) -> Any:
             else:
                 out.append(ev.evaluate(expr))
     finally:
-        for name in names:
-            if name in saved:
-                env[name] = saved[name]
-            elif dict.__contains__(env, name):
-                dict.__delitem__(env, name)
+        ev.env = outer
     if kind == "set":
         return {_key(v) for v in out}
     return dict(out) if kind == "dict" else out
-
-
-def _target_names(target: Ast) -> list[str]:
-    names, stack = [], [target]
-    while stack:
-        t = stack.pop()
-        if t.kind == "name":
-            names.append(t.value)
-        elif t.kind in ("tuple", "vec", "star"):
-            stack.extend(t.kids)
-    return names
 
 
 # --- attributes and methods of Python values --------------------------------------------

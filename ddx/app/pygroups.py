@@ -66,4 +66,22 @@ def optimizer_repr(kind: str, groups: list) -> str:
     return text + ")"
 
 
-__all__ = ["add_group", "optimizer_repr", "split_groups"]
+def zero_grads(ev, params, args: list, kw: dict) -> None:
+    """zero_grad(set_to_none=True) of an optimizer or a module: each .grad None, or with
+    set_to_none=False zeroed in place (a tensor that holds it sees the zeros)."""
+    flag = args[0] if args else kw.get("set_to_none", (True,))[0]
+    to_none = bool(flag.value.item() if isinstance(flag, Tensor) else flag)
+    for p in params:
+        if ev.journal is not None:
+            ev.journal.keep(p, "grad")
+        if to_none or p.grad is None:
+            p.grad = None
+            continue
+        if ev.journal is not None:
+            ev.journal.overwrite(p.grad)
+        if not p.grad.flags.writeable:
+            p.grad = p.grad.copy()
+        p.grad[...] = 0
+
+
+__all__ = ["add_group", "optimizer_repr", "split_groups", "zero_grads"]

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import DdxTypeError
 from ..graph.tensor import Tensor
 from ..ops.rng import GENERATOR
+from .pygroups import zero_grads
 from .pymodules import EXTRA, Native
 from .pynnextra import extra_repr
 from .pyvalues import Instance
@@ -106,11 +107,7 @@ def module_method(ev, node, m: Any, name: str, args: list, kw: dict) -> Any:
         mods = named_modules(m)
         return [v for _, v in mods] if name == "modules" else [(Str(k), v) for k, v in mods]
     if name == "zero_grad":
-        for _, p in named_parameters(m):
-            if ev.journal is not None:
-                ev.journal.keep(p, "grad")
-            p.grad = None
-        return None
+        return zero_grads(ev, [p for _, p in named_parameters(m)], args, kw)
     if name in ("train", "eval"):
         flag = name == "train" and (bool(args[0]) if args else True)
         _set_training(m, flag)

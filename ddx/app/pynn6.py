@@ -60,7 +60,8 @@ class Module6(Builtin):
         if len(args) != self.arity or kw:
             raise DdxTypeError(f"{self.kind}.forward() takes {self.arity + 1} positional "
                                f"arguments but {len(args) + 1} were given")
-        extra = {k: (v, node.pos) for k, v in self.kw.items()}
+        extra = {k: (weak(v) if type(v) in (int, float) else v, node.pos)  # (a default
+                 for k, v in self.kw.items()}  # number is the Python number a call passes)
         if self.kind.startswith(("Dropout", "RReLU")):
             extra["training"] = (self.state["training"], node.pos)
         return self.fn(ev, node, list(args), extra)

@@ -68,11 +68,7 @@ class Optimizer:
 
     def py_method(self, ev, node, name, args, kw):
         if name == "zero_grad":
-            for p in self.params:
-                if ev.journal is not None:
-                    ev.journal.keep(p, "grad")
-                p.grad = None
-            return None
+            return pygroups.zero_grads(ev, self.params, args, kw)
         if name == "step":
             if args or kw:
                 raise DdxTypeError("ddx's step() takes no closure")

@@ -15,6 +15,17 @@ from .pymodules import EXTRA, MODULES, Native, PyModule
 from .pyoptim import Optimizer
 
 
+def _plain(value: Any) -> float:
+    """An lr as the number it is: an int lr stays an int until a factor changes it, as
+    PyTorch prints it (lr=5: get_last_lr() is [5])."""
+    if isinstance(value, Tensor) and value.value.size == 1:
+        got = value.value.item()
+        return got if isinstance(got, int) and not isinstance(got, bool) else float(got)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return _float(value)
+
+
 def _float(value: Any) -> float:
     if isinstance(value, Tensor) and value.value.size == 1:
         return float(value.value.item())
@@ -32,9 +43,9 @@ class Scheduler:
         self.optimizer, self.options = optimizer, options
         for group in optimizer.groups:
             group.setdefault("initial_lr", group["lr"])
-        self.base_lrs = [_float(g["initial_lr"]) for g in optimizer.groups]
+        self.base_lrs = [_plain(g["initial_lr"]) for g in optimizer.groups]
         self.last_epoch = -1
-        self.last_lr = [_float(g["lr"]) for g in optimizer.groups]
+        self.last_lr = [_plain(g["lr"]) for g in optimizer.groups]
         self.setup(ev, node)
         self.step(ev, node)  # (PyTorch's _initial_step: epoch 0, the lr as it is)
 
@@ -52,7 +63,7 @@ class Scheduler:
         self.last_lr = []
         for i, group in enumerate(self.optimizer.groups):
             self.group = i  # (the group lr() computes for: its base_lrs[i], its lambda)
-            new = self.lr(ev, node, _float(group["lr"]))
+            new = self.lr(ev, node, _plain(group["lr"]))
             group["lr"] = weak(new)
             self.last_lr.append(new)
 

@@ -142,6 +142,14 @@ class Binding:
                 journal.set(obj, "grad", grad)
             else:
                 obj.grad = grad
+        elif target.value == "data":  # (x.data = y: x holds y's values, as set_data does;
+            if not isinstance(value, Tensor) or value.weak:  # its grad and node stay)
+                raise DdxTypeError(f"Variable data has to be a tensor, but got "
+                                   f"{py_type(value)}")
+            if journal is not None:
+                journal.set(obj, "value", value.value)
+            else:
+                obj.value = value.value
         else:
             raise DdxTypeError(f"cannot set attribute '{target.value}'")
         return None

@@ -30,13 +30,17 @@ _NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "
           "int32": "Int", "bool": "Bool"}
 
 
+_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+        "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def _dtypes(node: Ast, a: Tensor, b: Tensor, what: str) -> None:
     """PyTorch's products take one dtype (no promotion), each with its own words."""
     if a.value.dtype == b.value.dtype:
         return
     ta, tb = (_NAMES.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
-    text = {"mm": f"expected m1 and m2 to have the same dtype, but got: {ta.lower()} != "
-                  f"{tb.lower()}",
+    ca, cb = (_CPP.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
+    text = {"mm": f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}",
             "mv": f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}",
             "dot": f"dot : expected both vectors to have same dtype, but found {ta} and {tb}",
             "bmm": f"expected scalar type {ta} but found {tb}"}[what]
