@@ -123,13 +123,19 @@ def _try(ev, stmt) -> Any:
             run_block(ev, stmt.body)
         except (Break, Continue, Return):
             raise
-        except DdxError as exc:
+        except (DdxError, ValueError, IndexError, ArithmeticError) as caught:
+            exc = caught if isinstance(caught, DdxError) else _foreign(caught)
             for kind, name, body in extra["handlers"]:
                 wanted = ev.evaluate(kind) if kind is not None else None
                 if wanted is None or exception_matches(exc, wanted):
                     if name is not None:
                         pyvalues.bind_name(ev, name, PyException.of(exc))
-                    run_block(ev, body)
+                    before = getattr(ev, "handling", None)
+                    ev.handling = exc  # (a bare raise in the handler raises it again)
+                    try:
+                        run_block(ev, body)
+                    finally:
+                        ev.handling = before
                     break
             else:
                 raise
@@ -138,6 +144,15 @@ def _try(ev, stmt) -> Any:
     finally:
         run_block(ev, extra["finally"])
     return None
+
+
+def _foreign(exc: Exception) -> DdxError:
+    """numpy's refusal inside a try (an integer to a negative power, indexes that do not
+    broadcast): PyTorch's RuntimeError, or IndexError, with numpy's words."""
+    err = DdxRuntimeError(str(exc) or type(exc).__name__)
+    if isinstance(exc, IndexError):
+        err.python_kind = "IndexError"
+    return err
 
 
 def _break(ev, stmt) -> Any:

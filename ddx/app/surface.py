@@ -42,6 +42,7 @@ from . import (
     pyhooks,  # noqa: F401  (registers register_hook)
     pyindexadd,  # noqa: F401  (registers index_add_, index_add)
     pyinference,  # (registers inference_mode, is_inference_mode_enabled)
+    pyinfo,  # noqa: F401  (registers torch.finfo, torch.iinfo, torch.is_tensor)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
     pymodules,

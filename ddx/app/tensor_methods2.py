@@ -175,6 +175,7 @@ def fn_equal(ev, node, args, kw):
 
 
 METHODS = {"tolist": m_tolist, "numel": m_numel, "nelement": m_numel, "dim": m_dim,
+           "ndimension": m_dim,
            "equal": m_equal, "float": m_float, "double": m_double, "long": m_long, "int": m_int,
            "bool": m_bool, "to": m_to, "type": m_type, "cpu": lambda ev, n, t, a, k: t,
            "is_contiguous": m_is_contiguous, "stride": m_stride, "isclose": m_isclose,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import DdxShapeError, DdxTypeError, DdxValueError
+import numpy as np
+
+from ..errors import DdxRuntimeError, DdxShapeError, DdxTypeError, DdxValueError
 from ..fmt import number as fmt_number
 from ..lang.lowering import BINARY, COMPARE
 from ..lang.tree import Ast
@@ -122,7 +124,15 @@ class Arithmetic:
         if sym == "//":  # floor division: values only (PyTorch records no usable derivative)
             if not (a.weak or b.weak):
                 self.check_broadcast(node, a, b)
+            if a.value.dtype.kind in "iub" and b.value.dtype.kind in "iub" and \
+                    not np.all(b.value):
+                raise DdxRuntimeError("ZeroDivisionError", start=node.pos, end=node.end)
             return self.op("floor_divide", node, [a, b])
+        if sym == "-" and a.value.dtype == np.bool_ and b.value.dtype == np.bool_ and \
+                not (a.weak and b.weak):
+            raise DdxRuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                                  "supported. Use the `^` or `logical_xor()` operator instead.",
+                                  start=node.pos, end=node.end)
         if not (a.weak or b.weak):
             self.check_broadcast(node, a, b)
         plan = BINARY.get((sym, a.weak, b.weak))
@@ -194,4 +204,9 @@ class Arithmetic:
             return weak(~x)
         if a.weak:
             return weak(-a.value.item())
+        if a.value.dtype == np.bool_:
+            raise DdxRuntimeError("Negation, the `-` operator, on a bool tensor is not "
+                                  "supported. If you are trying to invert a mask, use the `~` "
+                                  "or `logical_not()` operator instead.",
+                                  start=node.pos, end=node.end)
         return self.op("neg", node, [a])

@@ -196,6 +196,15 @@ def _advanced_key(node: Ast, cur: Tensor, advanced: list) -> tuple:
                                 f"dimension {dim} with size {size}", start=node.pos, end=node.end)
         arr = np.where(arr < 0, arr + size, arr)
         key[dim] = (arr.shape, tuple(arr.reshape(-1).tolist()))
+    shapes = [k[0] for k in key if k is not None]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        exc = DdxShapeError("shape mismatch: indexing tensors could not be broadcast together "
+                            "with shapes " + ", ".join(str(list(s)) for s in shapes),
+                            start=node.pos, end=node.end)
+        exc.python_kind = "IndexError"
+        raise exc from None
     while key and key[-1] is None:
         key.pop()
     return tuple(key)
