@@ -16,6 +16,7 @@ from ..errors import DdxRuntimeError, DdxTypeError, DdxValueError
 from ..graph.create_random import DEFAULT_GENERATOR, DEFAULT_SEED, GeneratorHandle
 from ..graph.tensor import Tensor
 from ..ops.rng import Generator
+from . import pydata_user
 from .pyerrors import PyException
 from .pymodules import EXTRA, MODULES, Native, PyModule
 from .pyvalues import number_of
@@ -120,6 +121,12 @@ class DataLoader:
         n, b = self.dataset.py_len(), self.batch_size
         return n // b if self.drop_last else -(-n // b)
 
+    def py_iter_ev(self, ev):
+        """iter(loader) in a statement: a dataset of the user's is read by its evaluator."""
+        if isinstance(self.dataset, pydata_user.UserDataset):
+            self.dataset.ev = ev
+        return self.py_iter()
+
     def py_iter(self):
         # (each iterator PyTorch makes draws its base seed, torch.empty((), dtype=torch.int64)
         # .random_(), from the default generator, even with no workers: so does ddx's)
@@ -130,7 +137,8 @@ class DataLoader:
         b, n = self.batch_size, self.dataset.py_len()
         if not self.shuffle:
             for i in range(self.py_len()):
-                yield list(self.dataset.rows(slice(i * b, (i + 1) * b)))
+                got = self.dataset.rows(slice(i * b, (i + 1) * b))
+                yield got if isinstance(self.dataset, pydata_user.UserDataset) else list(got)
             return
         # RandomSampler.__iter__, run at the first batch: seed = int(torch.empty((),
         # dtype=torch.int64).random_().item()) (a 64-bit word modulo 2**63), a generator
@@ -203,8 +211,11 @@ def _data_loader(ev, node, args: list, kw: dict) -> DataLoader:
             raise DdxTypeError("DataLoader.__init__() got an unexpected keyword argument "
                                f"'{name}'")
     dataset = given.get("dataset")
-    if not isinstance(dataset, DATASETS):
-        raise DdxTypeError("ddx's DataLoader takes a TensorDataset or a Subset of one")
+    if not isinstance(dataset, DATASETS) and pydata_user.readable(dataset):
+        dataset = pydata_user.UserDataset(dataset, ev)  # (the user's own: __getitem__)
+    elif not isinstance(dataset, DATASETS):
+        raise DdxTypeError("ddx's DataLoader takes a dataset: a TensorDataset, a Subset, a "
+                           "list, or an object with __len__ and __getitem__")
     generator = given.get("generator")
     if generator is not None and not isinstance(generator, GeneratorHandle):
         raise DdxTypeError("DataLoader(generator=...) takes a torch.Generator")
@@ -298,6 +309,7 @@ def _new_generator(ev, node, args: list, kw: dict) -> GeneratorHandle:
 
 def register() -> None:
     data = PyModule("torch.utils.data", {
+        "Dataset": pydata_user.DATASET,
         "TensorDataset": Native("TensorDataset", _tensor_dataset),
         "DataLoader": Native("DataLoader", _data_loader),
         "Subset": Native("Subset", lambda ev, node, args, kw: Subset(*args)),

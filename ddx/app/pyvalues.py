@@ -125,6 +125,8 @@ def iterate(ev, value: Any, node: Ast | None = None) -> Iterator:
         return iter(list(value))
     if isinstance(value, (list, tuple, range, set)) or hasattr(value, "__next__"):
         return iter(list(value) if isinstance(value, (list, set)) else value)
+    if hasattr(value, "py_iter_ev"):  # (a DataLoader of the user's dataset: read here)
+        return value.py_iter_ev(ev)
     if hasattr(value, "py_iter"):
         return value.py_iter()
     raise DdxTypeError(f"'{type_label(value)}' object is not iterable")
