@@ -59,21 +59,19 @@ SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may l
                   "unexpected behavior.\nConsider using tensor.detach() first.")
 
 
-def _scalar_of(ev, value) -> None:
+def _scalar_of(ev, args: list) -> None:
     """float(t), int(t) of a tensor that requires grad: PyTorch's UserWarning."""
-    if isinstance(value, Tensor) and not value.weak and value.requires_grad:
+    if args and isinstance(args[0], Tensor) and not args[0].weak and args[0].requires_grad:
         ev.warnings.append(SCALAR_WARNING)
 
 
 def _float(ev, node, args, kw):
-    if args:
-        _scalar_of(ev, args[0])
+    _scalar_of(ev, args)
     return weak(float(_number(args[0], "float"))) if args else weak(0.0)
 
 
 def _int(ev, node, args, kw):
-    if args:
-        _scalar_of(ev, args[0])
+    _scalar_of(ev, args)
     return weak(int(_number(args[0], "int"))) if args else weak(0)
 
 
@@ -215,12 +213,6 @@ def _super(ev, node, args, kw):
                       pymro.mro(cls)[1:])
 
 
-def _bound(ev, node, found, obj):
-    if isinstance(found, pydunder.Property):
-        return pycalls.call_value(ev, node, found.fn, [obj], {})
-    return pydunder.bind_attr(found, obj)
-
-
 class SuperProxy:
     """What super() gives: attributes looked up in ``rest`` (the MRO after the method's
     class), bound to the object."""
@@ -235,7 +227,8 @@ class SuperProxy:
         if found is None:
             raise PyException.error("AttributeError", f"'super' object has no attribute "
                                                       f"'{name}'")
-        return pycalls.call_value(ev, node, _bound(ev, node, found, self.obj), args, kw)
+        return pycalls.call_value(ev, node, pydunder.bind_attr(found, self.obj, ev, node),
+                                  args, kw)
 
 
 def _iter_next(ev, node, args, kw):

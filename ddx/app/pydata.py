@@ -307,6 +307,9 @@ def _new_generator(ev, node, args: list, kw: dict) -> GeneratorHandle:
     return TorchGenerator(rng, len(_MADE))
 
 
+UTILS = PyModule("torch.utils", {})  # (torch.utils.checkpoint adds itself: pycheckpoint.py)
+
+
 def register() -> None:
     data = PyModule("torch.utils.data", {
         "Dataset": pydata_user.DATASET,
@@ -314,7 +317,8 @@ def register() -> None:
         "DataLoader": Native("DataLoader", _data_loader),
         "Subset": Native("Subset", lambda ev, node, args, kw: Subset(*args)),
         "random_split": Native("random_split", _random_split)})
-    utils = PyModule("torch.utils", {"data": data})
+    utils = UTILS
+    utils.members["data"] = data
     EXTRA["torch"]["utils"] = utils
     MODULES["torch.utils"] = utils
     MODULES["torch.utils.data"] = data

@@ -40,10 +40,12 @@ def method_kind(fn: Any, kind: str) -> Any:
     return fn
 
 
-def bind_attr(found: Any, obj: Any) -> Any:
+def bind_attr(found: Any, obj: Any, ev=None, node=None) -> Any:
     """A class attribute as ``obj.name`` gives it (``obj`` an instance or a class): a
     method bound to the instance, a classmethod to the class, a staticmethod as it is, a
-    @property's value (from an instance)."""
+    @property's value (from an instance, given the evaluator that runs it)."""
+    if isinstance(found, Property) and ev is not None and isinstance(obj, Instance):
+        return pycalls.call_value(ev, node, found.fn, [obj], {})
     kind = getattr(found, "method_kind", None)
     if kind == "static":
         return found

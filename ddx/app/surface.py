@@ -22,6 +22,7 @@ from . import (
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
     pybuiltins,
     pycalls,
+    pycheckpoint,  # noqa: F401  (registers torch.utils.checkpoint)
     pyclip,  # noqa: F401  (registers torch.nn.utils)
     pycompat,  # noqa: F401  (registers torch.accelerator, Variable, FloatTensor, ...)
     pycontext,

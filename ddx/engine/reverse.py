@@ -197,11 +197,8 @@ def _skip(fn: Function, deps: dict, ready: list) -> None:
     """A node that receives no gradient (a hook returned None for it) sends none: the nodes
     after it wait for one gradient less."""
     for t in fn.inputs:
-        f = t.grad_fn
-        if f is not None and t.requires_grad and f in deps:
-            deps[f] -= 1
-            if deps[f] == 0:
-                ready.append(f)
+        if t.requires_grad:
+            _none_sent(t, deps, ready)
 
 
 def _vjp_event(fn: Function, i: int, gi) -> None:

@@ -98,6 +98,28 @@ def rint(a):
     return np.rint(a)
 
 
+def kept(g, keep):
+    """ATen's masked gradients (threshold_backward, clamp_backward, where's): g where
+    ``keep``, else a +0 of g's dtype, also where g is nan (g * keep gives -0 for a negative
+    g, and nan)."""
+    if isinstance(g, (np.ndarray, np.floating)) and g.dtype.kind == "f":
+        return np.where(keep, g, g.dtype.type(0))
+    return g * keep
+
+
+def zero_slope(g, o=None, *inputs, **kw):
+    """The rule of an op whose slope is 0 (floor, sign, ...): PyTorch's zeros_like(grad), +0
+    (g * 0 gives -0 for a negative g)."""
+    if isinstance(g, (np.ndarray, np.floating)) and g.dtype.kind == "f":
+        return np.zeros_like(g)
+    return g * 0
+
+
+def relu_vjp(g, o, a):
+    """ReluBackward0, ATen's threshold_backward: the gradient where the output is positive."""
+    return kept(g, o > 0)
+
+
 def reciprocal_vjp(g, o, a):
     """ReciprocalBackward0: ``-grad * (result * result)``."""
     return -g * (o * o)

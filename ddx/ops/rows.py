@@ -74,14 +74,17 @@ from .kernels_unary import (
     erfc_vjp,
     exp2,
     expm1,
+    kept,
     log1p,
     logit,
     reciprocal,
     reciprocal_vjp,
+    relu_vjp,
     rint,
     rsqrt_vjp,
     sinh,
     tanh_vjp,
+    zero_slope,
 )
 from .table import OPS, Op, op
 
@@ -153,7 +156,7 @@ op("minimum", "MinimumBackward0", np.minimum,
 op("abs", "AbsBackward0", np.abs, lambda g, o, a: g * np.sign(a), reads="i", call="unary",
    names=("absolute",), kink=(at_zero, "at 0 PyTorch takes the slope 0 (sign(0) = 0)"),
    emit={"torch": "torch.abs({0})", "jax": "jnp.abs({0})"}, domain=(0.25, 2.0))
-op("sign", "SignBackward0", np.sign, lambda g, o, a: g * 0, saves=False, reads="", call="unary",
+op("sign", "SignBackward0", np.sign, zero_slope, saves=False, reads="", call="unary",
    emit={"torch": "torch.sign({0})", "jax": "jnp.sign({0})"}, domain=(0.25, 2.0))
 op("square", "PowBackward0", np.square, lambda g, o, a: scaled(g, a, 2), reads="i",
    call="unary", emit={"torch": "torch.square({0})", "jax": "jnp.square({0})"})
@@ -214,7 +217,7 @@ op("tanh", "TanhBackward0", vml.tanh, tanh_vjp, reads="o", into=vml.tanh, call="
 op("sigmoid", "SigmoidBackward0", sigmoid, sigmoid_vjp, reads="o",
    call="unary", emit={"torch": "torch.sigmoid({0})", "jax": "jax.nn.sigmoid({0})"},
    spaces=('torch', 'Tensor', 'F'))
-op("relu", "ReluBackward0", lambda a: np.maximum(0, a), lambda g, o, a: g * (o > 0), reads="o",
+op("relu", "ReluBackward0", lambda a: np.maximum(0, a), relu_vjp, reads="o",
    call="unary", kink=(at_zero, "at 0 PyTorch takes the slope 0"),
    emit={"torch": "torch.relu({0})", "jax": "jax.nn.relu({0})"}, spaces=('torch', 'Tensor', 'F'))
 op("softplus", "SoftplusBackward0", softplus, softplus_vjp, reads="i", call="unary",
@@ -247,7 +250,7 @@ op("logit", "LogitBackward0", logit, logit_vjp, reads="i",
 # rounding: slope 0 (PyTorch's zeros_like: no input kept), jumps where the value does
 for _name, _fn, _at in (("floor", np.floor, at_integer), ("ceil", np.ceil, at_integer),
                         ("round", rint, at_half), ("trunc", np.trunc, at_integer)):
-    op(_name, _name.capitalize() + "Backward0", _fn, lambda g, o, a: g * 0, saves=False,
+    op(_name, _name.capitalize() + "Backward0", _fn, zero_slope, saves=False,
        reads="", call="unary", domain=(0.1, 0.4),
        kink=(_at, f"{_name} jumps here: PyTorch takes the slope 0"),
        emit={"torch": f"torch.{_name}({{0}})", "jax": f"jnp.{_name}({{0}})"},
@@ -266,12 +269,13 @@ op("silu", "SiluBackward0", silu, silu_vjp, reads="i", call="unary", method=Fals
 op("mish", "MishBackward0", mish, mish_vjp, reads="i", call="unary", method=False,
    emit={"torch": _F + "mish({0})", "jax": "jax.nn.mish({0})"}, spaces=('F',))
 op("relu6", "HardtanhBackward0", lambda a: np.minimum(6, np.maximum(0, a)),
-   lambda g, o, a: g * ((a > 0) & (a < 6)), reads="i", call="unary", method=False,
+   lambda g, o, a: kept(g, (a > 0) & (a < 6)), reads="i", call="unary", method=False,
    kink=(at(0, 6), "at 0 and 6 PyTorch takes the slope 0"), domain=(0.5, 5.5),
    emit={"torch": _F + "relu6({0})", "jax": "jax.nn.relu6({0})"}, spaces=('F',))
 op("hardtanh", "HardtanhBackward0",
    lambda a, min_val=-1.0, max_val=1.0: np.minimum(max_val, np.maximum(min_val, a)),
-   lambda g, o, a, min_val=-1.0, max_val=1.0: g * ((a > min_val) & (a < max_val)), reads="i",
+   lambda g, o, a, min_val=-1.0, max_val=1.0: kept(g, (a > min_val) & (a < max_val)),
+   reads="i",
    call="unary", method=False, params={"min_val": -1.0, "max_val": 1.0},
    kink=(at_ends, "at min_val and max_val PyTorch takes the slope 0"), domain=_UNIT,
    emit={"torch": _F + "hardtanh({0}, {min_val!r}, {max_val!r})",

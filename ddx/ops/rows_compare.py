@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels_unary import kept
 from .table import op
 
 INF = float("inf")
@@ -27,11 +28,11 @@ for _name, _sym, _aliases, _fn in _COMPARISONS:
 
 
 def _where_taken(g, o, c, a, b):
-    return np.where(c, g, 0 * g)
+    return kept(g, c)
 
 
 def _where_other(g, o, c, a, b):
-    return np.where(c, 0 * g, g)
+    return kept(g, np.logical_not(c))
 
 
 op("where", "WhereBackward0", lambda c, a, b: np.where(c, a, b), _none, _where_taken,
@@ -68,18 +69,18 @@ def _emit_clamp(args, t, lib):
 
 
 op("clamp", "ClampBackward1", clamp,
-   lambda g, o, a, min=None, max=None: g * _inside(a, min, max), reads="i", call="clamp",
+   lambda g, o, a, min=None, max=None: kept(g, _inside(a, min, max)), reads="i", call="clamp",
    names=("clip",), emit={"torch": _emit_clamp, "jax": _emit_clamp},
    kink=(lambda a, min=None, max=None: (a == min) | (a == max),
          "at a bound PyTorch passes the gradient through (the bounds are inside)"),
    example=("clamp(x, -0.5, 1)", {}))
 op("clamp_min", "ClampMinBackward0", lambda a, min: np.maximum(min, a),
-   lambda g, o, a, min: g * (a >= min), reads="i", call="clamp",
+   lambda g, o, a, min: kept(g, a >= min), reads="i", call="clamp",
    emit={"torch": "torch.clamp_min({0}, {min!r})", "jax": "jnp.maximum({0}, {min!r})"},
    kink=(lambda a, min: a == min, "at the bound PyTorch passes the gradient through"),
    example=("clamp_min(x, 0.5)", {}))
 op("clamp_max", "ClampMaxBackward0", lambda a, max: np.minimum(max, a),
-   lambda g, o, a, max: g * (a <= max), reads="i", call="clamp",
+   lambda g, o, a, max: kept(g, a <= max), reads="i", call="clamp",
    emit={"torch": "torch.clamp_max({0}, {max!r})", "jax": "jnp.minimum({0}, {max!r})"},
    kink=(lambda a, max: a == max, "at the bound PyTorch passes the gradient through"),
    example=("clamp_max(x, 0.5)", {}))
@@ -90,9 +91,9 @@ def _clamp_tensor(a, lo, hi):
 
 
 op("clamp_tensor", "ClampBackward0", _clamp_tensor,
-   lambda g, o, a, lo, hi: np.where((a >= lo) & (a <= hi), g, 0 * g),
-   lambda g, o, a, lo, hi: np.where(a < lo, g, 0 * g),
-   lambda g, o, a, lo, hi: np.where(a > hi, g, 0 * g), reads="i", shown="clamp",
+   lambda g, o, a, lo, hi: kept(g, (a >= lo) & (a <= hi)),
+   lambda g, o, a, lo, hi: kept(g, a < lo),
+   lambda g, o, a, lo, hi: kept(g, a > hi), reads="i", shown="clamp",
    symbol="clamp", emit={"torch": "torch.clamp({0}, {1}, {2})", "jax": "jnp.clip({0}, {1}, {2})"},
    example=("clamp(x, y - 1, y + 1)", {}))
 op("clamp_min_tensor", "ClampMinBackward1", np.maximum,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import at
+from .kernels_unary import kept
 from .table import op
 
 _F = "torch.nn.functional."
@@ -50,7 +51,8 @@ op("softshrink", "SoftshrinkBackward0", softshrink,
                             "jax": "jnp.sign({0}) * jnp.maximum(jnp.abs({0}) - {lambd!r}, 0.0)"},
    example=("softshrink(x, lambd=0.5)", {}), spaces=("F",))
 op("threshold", "ThresholdBackward0", threshold,
-   lambda g, o, a, threshold=0.0, value=0.0: g * (a > threshold), reads="i", call="unary",
+   lambda g, o, a, threshold=0.0, value=0.0: kept(g, a > threshold), reads="i",
+   call="unary",
    method=False, params={"threshold": 0.0, "value": 0.0},
    kink=(at(0.0), "at the threshold it jumps to value; PyTorch takes the slope 0"),
    domain=(0.6, 1.9), emit={"torch": _F + "threshold({0}, {threshold!r}, {value!r})",
