@@ -98,6 +98,10 @@ def rint(a):
     return np.rint(a)
 
 
+# (the ufuncs these compute: rules that call them are differentiated by these rows)
+reciprocal.ufunc, rint.ufunc = np.reciprocal, np.rint
+
+
 def kept(g, keep):
     """ATen's masked gradients (threshold_backward, clamp_backward, where's): g where
     ``keep``, else a +0 of g's dtype, also where g is nan (g * keep gives -0 for a negative
