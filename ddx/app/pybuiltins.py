@@ -233,14 +233,12 @@ class SuperProxy:
 
 def _iter_next(ev, node, args, kw):
     it = args[0]
-    if isinstance(it, list):
-        if not it:
-            raise PyException.error("StopIteration", "")
-        return it.pop(0)
-    if hasattr(it, "__next__") and hasattr(it, "py_iterator"):
+    if isinstance(it, list) or hasattr(it, "__next__") and hasattr(it, "py_iterator"):
         try:
-            return next(it)
-        except StopIteration:
+            return it.pop(0) if isinstance(it, list) else next(it)
+        except (IndexError, StopIteration):
+            if len(args) > 1:  # (next(it, default))
+                return args[1]
             raise PyException.error("StopIteration", "") from None
     raise DdxTypeError(f"'{type_label(it)}' object is not an iterator")
 

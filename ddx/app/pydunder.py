@@ -99,6 +99,9 @@ def binary(ev, node, op: str, a: Any, b: Any) -> Any:
     fn = method(b, names[1])
     if fn is not None:
         return call(ev, node, b, fn, [a])
+    if op == "!=" and method(a, "__eq__") is not None:  # (Python's default __ne__: not __eq__)
+        from .values import python_truth
+        return not python_truth(call(ev, node, a, method(a, "__eq__"), [b]))
     if op in ("==", "!=") and (isinstance(a, Instance) or isinstance(b, Instance)):
         return (a is b) == (op == "==")
     return NotImplemented

@@ -15,7 +15,7 @@ from ..graph import record
 from ..graph.tensor import Tensor
 from ..graph.values import Break, Continue, NoGrad, Return
 from ..lang.tree import Ast
-from . import pycalls, pymodules, pymro, pysets, pyvalues
+from . import pycalls, pymodules, pymro, pysetitem, pysets, pyvalues
 from .methods import TENSOR_METHODS, check_in_place
 from .pyvalues import (
     PyException,
@@ -191,6 +191,9 @@ def _del(ev, stmt) -> Any:
             from .pyattrs import del_attr
 
             del_attr(ev, target, ev.evaluate(target.kids[0]), target.value)
+            continue
+        if target.kind == "index":  # (del lst[0], del d["k"])
+            pysetitem.delete_item(ev, target)
             continue
         if target.kind != "name":
             raise DdxTypeError("del takes names here", start=target.start, end=target.end)

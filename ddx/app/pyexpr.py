@@ -160,6 +160,11 @@ def _refill_list(obj: list, old: list, _: Any) -> None:
     obj[:] = old
 
 
+def _refill_dict(obj: dict, old: dict, _: Any) -> None:
+    obj.clear()
+    obj.update(old)
+
+
 def _same(a: Any, b: Any) -> bool:
     na, nb = number_of(a), number_of(b)
     if na is not None and nb is not None:
@@ -184,9 +189,18 @@ def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
         return DictView(list(obj.values()), prefix + "values")
     if name == "get" and args:
         return obj.get(_key(args[0]), args[1] if len(args) > 1 else None)
-    if name == "update" and args:
-        obj.update(args[0])
-        return None
+    if name in ("update", "clear", "popitem"):
+        if ev.journal is not None:
+            ev.journal.undo.append((_refill_dict, obj, dict(obj), None))
+        if name == "update":  # (d.update(other, k=v))
+            obj.update(*args, **{k: v for k, (v, _) in kw.items()})
+            return None
+        if name == "clear":
+            obj.clear()
+            return None
+        if not obj:
+            raise pyvalues.PyException.error("KeyError", "'popitem(): dictionary is empty'")
+        return obj.popitem()
     if name == "pop" and args:
         return obj.pop(_key(args[0]), *args[1:2])
     if name == "setdefault" and args:
@@ -199,7 +213,8 @@ def _dict_method(ev, node, obj: dict, name: str, args: list, kw: dict) -> Any:
 # the methods of lists, dicts and strings that ``obj.name`` gives as a value (key=d.get)
 BOUND = {list: ("append", "extend", "pop", "insert", "clear", "copy", "index", "count",
                 "reverse", "sort", "remove"),
-         dict: ("items", "keys", "values", "get", "update", "pop", "setdefault", "copy"),
+         dict: ("items", "keys", "values", "get", "update", "pop", "setdefault", "copy",
+                "clear", "popitem"),
          set: pysets.NAMES,
          str: ("format", "join", "upper", "lower", "strip", "split", "startswith", "endswith",
                "replace", "find", "count", "title", "capitalize", "isdigit")}
@@ -262,6 +277,14 @@ def call_method(ev, node: Ast, obj: Any, name: str, args: list, kw: dict) -> Any
         return _str_method(ev, node, obj, name, args, kw)
     if isinstance(obj, set):
         return pysets.method(ev, node, obj, name, args, kw)
+    if type(obj) is tuple and name in ("count", "index") and len(args) == 1:
+        items = [number_of(x) if number_of(x) is not None else x for x in obj]
+        want = number_of(args[0]) if number_of(args[0]) is not None else args[0]
+        if name == "count":
+            return sum(1 for x in items if x is want or x == want)
+        if want not in items:
+            raise pyvalues.PyException.error("ValueError", "tuple.index(x): x not in tuple")
+        return items.index(want)
     if isinstance(obj, (Instance, UserClass, pymodules.PyModule)):
         return pycalls.call_value(ev, node, get_attr(ev, node, obj, name), args, kw)
     return NotImplemented

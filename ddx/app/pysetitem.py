@@ -86,6 +86,44 @@ def _list_item(ev, target, lst: list, key: Any, value: Any) -> None:
     lst[i] = value
 
 
+def _restore_dict(d: dict, old: dict, _: Any) -> None:
+    d.clear()
+    d.update(old)
+
+
+def delete_item(ev, target) -> None:
+    """``del lst[i]``, ``del lst[a:b]``, ``del d[key]``, as Python does them (undone with the
+    statement if it fails)."""
+    base = ev.evaluate(target.kids[0])
+    keys = _sub_values(ev, target)
+    where = {"start": target.start, "end": target.end}
+    if isinstance(base, dict) and len(keys) == 1:
+        key = _python_key(keys[0])
+        if key not in base:
+            from .pyerrors import PyException
+            raise PyException.error("KeyError", repr(key))
+        if ev.journal is not None:
+            ev.journal.undo.append((_restore_dict, base, dict(base), None))
+        del base[key]
+        return
+    if isinstance(base, list) and len(keys) == 1:
+        key = keys[0]
+        if ev.journal is not None:
+            ev.journal.undo.append((_restore, base, list(base), None))
+        if isinstance(key, slice):
+            del base[slice(_int(ev, key.start, target), _int(ev, key.stop, target),
+                           _int(ev, key.step, target))]
+            return
+        i = ev.int_arg(key, target)
+        if not -len(base) <= i < len(base):
+            exc = DdxShapeError("list assignment index out of range", **where)
+            exc.python_kind = "IndexError"
+            raise exc
+        del base[i]
+        return
+    raise DdxTypeError(f"'{py_type(base)}' object doesn't support item deletion", **where)
+
+
 def _numpy_key(ev, target, keys: list) -> tuple:
     out = []
     for k in keys:

@@ -37,6 +37,9 @@ def _spread(node: Ast, pos: list, kw: dict) -> tuple[list, dict]:
                                    end=node.end)
             kw.update({str(k): (val, node.pos) for k, val in v.value.items()})
         else:
+            if isinstance(v.value, str):  # (print(*"ab"): its characters)
+                out.extend(type(v.value)(c) for c in v.value)
+                continue
             if not isinstance(v.value, (list, tuple, range, dict)):
                 raise DdxTypeError("argument after * must be an iterable", start=node.pos,
                                    end=node.end)
