@@ -23,6 +23,7 @@ from .values import Str
 
 PARAMETERS: weakref.WeakSet = weakref.WeakSet()  # the tensors that are nn.Parameters
 MORE_METHODS: dict = {}  # name -> fn(ev, node, module, args, kw): nn.Module's other methods
+FORWARD_HOOKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # module -> its Hooks
 
 
 def parameter(ev, node, args, kw) -> Tensor:
@@ -83,6 +84,13 @@ def _set_training(m: Any, flag: bool) -> None:
 
 
 def call_module(ev, node, m: Any, args: list, kw: dict) -> Any:
+    hooks = FORWARD_HOOKS.get(m) if FORWARD_HOOKS else None
+    if hooks is not None:  # (register_forward_hook's: ddx/app/pymodhooks.py)
+        return hooks.run(ev, node, m, args, kw, _forward)
+    return _forward(ev, node, m, args, kw)
+
+
+def _forward(ev, node, m: Any, args: list, kw: dict) -> Any:
     from .pycalls import call_value
     from .pyexpr import get_attr
 
@@ -214,7 +222,7 @@ class Builtin:
         return module_repr(self)
 
     def py_call(self, ev, node, args, kw):
-        return self.forward(ev, node, args, kw)
+        return call_module(ev, node, self, args, kw)
 
     def py_attr(self, ev, node, name):
         if name in self.state:

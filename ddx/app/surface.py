@@ -46,6 +46,7 @@ from . import (
     pyinfo,  # noqa: F401  (registers torch.finfo, torch.iinfo, torch.is_tensor)
     pyinit,  # noqa: F401  (registers torch.nn.init)
     pyinplace,  # noqa: F401  (registers add_, mul_, clamp_, cos_, copy_, ...)
+    pymodhooks,  # noqa: F401  (registers register_forward_hook, register_forward_pre_hook)
     pymodules,
     pynn,  # (registers torch.nn)
     pynn_act,  # noqa: F401  (registers nn.SiLU, nn.GELU, nn.Softplus, ...)
