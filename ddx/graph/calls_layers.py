@@ -12,14 +12,12 @@ import numpy as np
 from ..errors import DdxRuntimeError
 from ..lang.tree import Ast
 from .args import Evaluating, as_tensor, bind
-
-_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-          "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
+from .create_args import torch_type
 
 
 def _addmm_checked(ev: Evaluating, node: Ast, bias, a, b):
     if a.value.dtype != b.value.dtype:  # (no promotion in a product: PyTorch's words)
-        ta, tb = (_NAMES.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
+        ta, tb = (torch_type(t.value.dtype) for t in (a, b))
         raise DdxRuntimeError(f"mat1 and mat2 must have the same dtype, but got {ta} and {tb}",
                               start=node.pos, end=node.end)
     if a.value.ndim != 2 or b.value.ndim != 2:

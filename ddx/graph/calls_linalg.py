@@ -18,16 +18,13 @@ from ..limits import check_elements
 from . import calls_matrix, calls_select
 from .args import Evaluating, bind, check_arity
 from .calls_shape import dim_of, expand_to, fail, int_list, layout, reshape_to, tensor_arg
+from .create_args import torch_type
 from .tensor import Tensor
 
 
 def _two(ev: Evaluating, node: Ast, args: list, kw: dict, names=("input", "other")):
     given = bind(node, args, kw, names, required=2)
     return tuple(tensor_arg(ev, node, given[n]) for n in names)
-
-
-_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-          "int32": "Int", "bool": "Bool"}
 
 
 _CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
@@ -38,7 +35,7 @@ def _dtypes(node: Ast, a: Tensor, b: Tensor, what: str) -> None:
     """PyTorch's products take one dtype (no promotion), each with its own words."""
     if a.value.dtype == b.value.dtype:
         return
-    ta, tb = (_NAMES.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
+    ta, tb = (torch_type(t.value.dtype) for t in (a, b))
     ca, cb = (_CPP.get(str(t.value.dtype), str(t.value.dtype)) for t in (a, b))
     text = {"mm": f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}",
             "mv": f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}",

@@ -17,7 +17,8 @@ from .tensor import Tensor
 from .values import DType, py_type
 
 OPTIONS = ("dtype", "requires_grad", "device")  # every creation function's keywords
-TORCH_TYPE = {"float64": "Double", "float32": "Float", "int64": "Long", "int32": "Int",
+TORCH_TYPE = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
+              "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
               "bool": "Bool"}  # the names in PyTorch's "not implemented for 'Long'"
 
 
