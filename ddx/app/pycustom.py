@@ -19,6 +19,7 @@ from . import pydunder, pyhooks
 from .pycustom_jvp import MISSING_BACKWARD, with_tangents
 from .pycustom_multi import apply_many, input_rule
 from .pycustom_twice import OWNERS, Twice
+from .pycustom_vmap import PLAIN, under_transforms
 from .pyerrors import PyException
 from .pymodules import EXTRA, Native
 from .pyvalues import UserClass
@@ -97,6 +98,9 @@ def apply(ev, node, cls: UserClass, args: list, kw: dict) -> Any:
         raise DdxRuntimeError(f"{cls.name} must define forward as a static method")
     if backward is None:  # (an error when the backward pass reaches it, as PyTorch's)
         backward = MISSING_BACKWARD
+    mapped = under_transforms(ev, node, cls, args)
+    if mapped is not PLAIN:
+        return mapped
     if cls.lookup("setup_context") is not None:
         args, kw = bind_default_args(forward, args, kw)
     ctx = Ctx(len(args))

@@ -12,7 +12,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pydunder, pyformat, pymodules, pyorder, pysets, pyvalues
+from . import pycalls, pydunder, pyformat, pymodules, pymro, pyorder, pysets, pyvalues
 from .pyerrors import ExceptionType
 from .pyvalues import (
     Instance,
@@ -318,7 +318,8 @@ def get_attr(ev, node: Ast, obj: Any, name: str) -> Any:
             return pydunder.bind_attr(found, obj)
         raise _no_attribute(obj.cls.name, name)
     if isinstance(obj, UserClass):
-        for base in obj.bases:  # (a builtin base's class-bound attribute: Function.apply)
+        for base in pymro.mro(obj)[1:]:  # (a builtin base's class-bound attribute:
+            # Function.apply, also of a subclass of a user's Function)
             hook = getattr(base, "bound_class_attr", None)
             got = hook(obj, name) if hook is not None else None
             if got is not None:

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DdxTypeError
+from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph.tensor import Tensor
+from .pyerrors import PyException
 from .pymodules import EXTRA, NUMPY, Native, PyModule
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -50,12 +51,19 @@ class NumpyArray:
             raise DdxTypeError(f"'numpy.ndarray' object has no attribute '{name}'")
         return _METHODS[name](self, args, kw)
 
+    def py_unary(self, op: str) -> Any:
+        return NumpyArray({"-": operator.neg, "+": operator.pos, "~": operator.invert}[op](
+            self.value))
+
     def py_getitem(self, key):
         return wrap(self.value[_plain(key)])
 
 
 def wrap(value: Any) -> Any:
-    """A numpy result as the REPL's value: arrays as NumpyArray, scalars as Python numbers."""
+    """A numpy result as the REPL's value: arrays as NumpyArray, scalars as Python numbers,
+    tuples of them (np.nonzero, np.linalg.svd) as tuples."""
+    if isinstance(value, tuple):
+        return tuple(wrap(v) for v in value)
     if isinstance(value, np.ndarray):
         return NumpyArray(value) if value.ndim else value.item()
     if isinstance(value, np.generic):
@@ -81,6 +89,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _as_array(value: Any) -> Any:
+    """An argument of one of numpy's functions: a tensor as its numbers (torch.Tensor's
+    __array__, which refuses a tensor that requires grad), the rest as _plain."""
+    if isinstance(value, Tensor) and not value.weak and value.value.ndim:
+        if value.requires_grad:
+            raise DdxRuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                                  "tensor.detach().numpy() instead.")
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_array(v) for v in value) if isinstance(value, tuple) else \
+            [_as_array(v) for v in value]
+    return _plain(value)
+
+
 def binary(op: str, a: Any, b: Any) -> Any:
     """``a op b`` where one side is a numpy array (NotImplemented for an operator numpy has
     not got here)."""
@@ -99,6 +121,13 @@ def _reduction(name: str):
     return call
 
 
+def _as_method(name: str):
+    """arr.NAME(...): numpy's function NAME(arr, ...)."""
+    def call(arr: NumpyArray, args: list, kw: dict) -> Any:
+        return _calls(getattr(np, name), _as_array)(None, None, [arr, *args], kw)
+    return call
+
+
 _METHODS = {
     **{name: _reduction(name) for name in ("sum", "mean", "max", "min", "std", "var", "prod",
                                            "argmax", "argmin")},
@@ -108,15 +137,21 @@ _METHODS = {
     "copy": lambda arr, args, kw: NumpyArray(arr.value.copy()),
     "item": lambda arr, args, kw: arr.value.item(),
     "astype": lambda arr, args, kw: NumpyArray(arr.value.astype(_dtype(args[0]))),
+    **{name: _as_method(name) for name in ("argsort", "ravel", "transpose", "squeeze", "clip",
+                                           "cumsum", "round", "dot", "all", "any", "nonzero")},
+    "flatten": lambda arr, args, kw: NumpyArray(arr.value.flatten()),
 }
 
 
 def _dtype(value: Any) -> np.dtype:
     name = str(value)
     try:
-        return np.dtype(name.replace("numpy.", "").replace("np.", ""))
+        dtype = np.dtype(name.replace("numpy.", "").replace("np.", ""))
     except TypeError:
         raise DdxTypeError(f"data type {name!r} not understood") from None
+    if dtype.kind not in "biuf":
+        raise DdxTypeError("ddx's numpy arrays hold numbers")
+    return dtype
 
 
 def _array(ev, node, args, kw) -> NumpyArray:
@@ -139,9 +174,17 @@ def _shaped(fill):
     return call
 
 
-def _calls(fn):
+def _calls(fn, plain=_plain):
     def call(ev, node, args, kw):
-        return wrap(fn(*[_plain(a) for a in args], **{k: _plain(v[0]) for k, v in kw.items()}))
+        got = [plain(a) for a in args]
+        given = {k: _dtype(v[0]) if k == "dtype" else plain(v[0]) for k, v in kw.items()}
+        if "out" in given:
+            raise DdxTypeError("ddx's numpy functions take no out=")
+        try:
+            with np.errstate(all="ignore"):
+                return wrap(fn(*got, **given))
+        except (ValueError, TypeError, IndexError) as exc:  # (numpy's refusals, one line)
+            raise PyException.error(type(exc).__name__, str(exc).splitlines()[0]) from None
     return call
 
 
@@ -187,8 +230,29 @@ def _random(name: str):
     return Native(name, call)
 
 
+# numpy's functions on arrays, numbers and lists (tensors as their numbers, as numpy's
+# __array__ takes them): what autograd code that calls into numpy uses (the extending notes'
+# NumpySort/NumpyTake, a numpy reference to compare with). No function that reads or writes
+# files, or makes arrays of Python objects.
+FUNCTIONS = (
+    "argsort", "sort", "take_along_axis", "take", "where", "concatenate", "stack", "vstack",
+    "hstack", "dot", "matmul", "outer", "transpose", "clip", "zeros_like", "ones_like",
+    "full_like", "full", "eye", "identity", "allclose", "isclose", "array_equal", "max", "min",
+    "amax", "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "std", "var", "median",
+    "log1p", "expm1", "log2", "log10", "sign", "floor", "ceil", "round", "around", "power",
+    "reshape", "squeeze", "expand_dims", "diag", "trace", "tile", "repeat", "flip", "unique",
+    "count_nonzero", "isnan", "isinf", "isfinite", "arctan2", "sinh", "cosh", "tan", "arcsin",
+    "arccos", "arctan", "broadcast_to", "diff", "einsum", "all", "any", "nonzero", "negative",
+    "reciprocal", "swapaxes", "moveaxis", "ravel", "absolute")
+LINALG = ("norm", "inv", "det", "solve", "svd", "eigh", "qr", "pinv", "matrix_rank")
+
+
 def register() -> None:
     members = NUMPY.members
+    for name in FUNCTIONS:
+        members[name] = Native(name, _calls(getattr(np, name), _as_array))
+    members["linalg"] = PyModule("numpy.linalg", {
+        name: Native(name, _calls(getattr(np.linalg, name), _as_array)) for name in LINALG})
     for name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "maximum", "minimum", "sum",
                  "mean"):
         members[name] = _numpy_function(name, members[name])
@@ -200,7 +264,8 @@ def register() -> None:
         "square": _numpy_function("square", Native("square", _ddx("square"))),
         **{name: _numpy_function(name, Native(name, _ddx(name)))  # (out=n: numpy's in place)
            for name in ("add", "subtract", "multiply", "divide")},
-        "float32": "float32", "float64": "float64", "int64": "int64",
+        "float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32",
+        "bool_": "bool",
         "ndarray": "numpy.ndarray",
     })
     members["random"] = PyModule("numpy.random", {

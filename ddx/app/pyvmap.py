@@ -24,6 +24,7 @@ from .pymodules import EXTRA, MODULES, Native
 from .pyvalues import number_of, type_label
 
 RANDOMNESS = ("error", "different", "same")
+FRAMES: list = []  # the vmaps running now, innermost last (a custom Function's vmap rule)
 VMAP_KW = ("in_dims", "out_dims", "randomness", "chunk_size")
 
 
@@ -134,9 +135,12 @@ def _slice(ev, node, leaf: Tensor, d: int, i: int) -> Tensor:
     return ev.op("select", node, [leaf], {"key": (slice(None),) * d + (i,)})
 
 
-def _stack(ev, node, items: list, d: Any, name: str) -> Any:
+def _stack(ev, node, items: list, d: Any, name: str, frame: Frame) -> Any:
     if d is None:
         return items[0]
+    whole = frame.whole(items, d)
+    if whole is not None:
+        return whole
     for t in items:
         if not pytree.is_tensor(t):
             raise _value_error(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
@@ -156,6 +160,32 @@ def _generator_state() -> Any:
 
 def _set_generator_state(state: Any) -> None:
     GENERATOR.state = None if state is None else (state[0], np.array(state[1]), *state[2:])
+
+
+class Frame:
+    """One running vmap: its batched leaves and in_dims, and the sample ``index`` whose slices
+    (``given``) its function is running on. A custom Function with a vmap staticmethod
+    applied to those slices has its rule run once on the whole batch (pycustom_vmap.py):
+    ``calls`` counts the applies of this sample, ``rules`` keeps each rule's batched result."""
+
+    def __init__(self, size: int, randomness: str, flat: list, dims: list) -> None:
+        self.size, self.randomness, self.flat, self.dims = size, randomness, flat, dims
+        self.index, self.given, self.calls = 0, flat, 0
+        self.rules: dict = {}
+        self.start = self.after = None  # (randomness='same': the generator's states)
+        self.samples: dict = {}  # id(sample i of a rule's output) -> (it, output, dim, i)
+
+    def whole(self, items: list, d: int) -> Any:
+        """The rule's output itself when ``items`` are its samples 0, 1, ... along ``d``
+        (the stack PyTorch never makes: its vmap returns the rule's output)."""
+        got = [self.samples.get(id(t)) for t in items]
+        if any(g is None or g[0] is not t for g, t in zip(got, items)):
+            return None
+        base, dim = got[0][1], got[0][2]
+        if any(g[1] is not base or g[2] != dim or g[3] != i for i, g in enumerate(got)) or \
+                dim != d % base.value.ndim or base.value.shape[dim] != len(items):
+            return None
+        return base
 
 
 class Vmapped:
@@ -183,37 +213,44 @@ class Vmapped:
         dims = _leaf_dims(self.in_dims, args, head)
         flat, spec = pytree.flatten(tuple(args))
         size = _check_leaves(flat, dims, head)
-        results = []
-        start = after = None
         before = _generator_state() if self.randomness == "error" else None
-        for i in range(size):
-            given = [leaf if d is None else _slice(ev, node, leaf, d, i)
-                     for leaf, d in zip(flat, dims)]
-            if self.randomness == "same":  # (every index draws the first index's numbers)
-                if i == 0:
-                    start = _generator_state()
-                else:
-                    after = after or _generator_state()
-                    _set_generator_state(start)
-            drew = getattr(ev, "drew_random", False)
-            ev.drew_random = False
-            try:
-                out = pycalls.call_value(ev, node, self.func, list(pytree.unflatten(given, spec)),
-                                         dict(kw))
-                if ev.drew_random and self.randomness == "error":
-                    _set_generator_state(before)  # (PyTorch refuses before it draws)
-                    raise DdxRuntimeError(
-                        "vmap: called random operation while in randomness error mode. Please "
-                        "either use the 'same' or 'different' randomness flags on vmap or "
-                        "perform the randomness operation out of vmap")
-            finally:
-                ev.drew_random = drew or ev.drew_random
-            results.append(out)
-        if after is not None:
-            _set_generator_state(after)
-        return self._stacked(ev, node, results)
+        frame = Frame(size, self.randomness, flat, dims)
+        FRAMES.append(frame)
+        try:
+            results = [self._sample(ev, node, frame, spec, kw, i, before) for i in range(size)]
+        finally:
+            FRAMES.remove(frame)
+        if frame.after is not None:
+            _set_generator_state(frame.after)
+        return self._stacked(ev, node, results, frame)
 
-    def _stacked(self, ev, node, results: list) -> Any:
+    def _sample(self, ev, node, frame: Frame, spec, kw: dict, i: int, before: Any) -> Any:
+        """func on the slices of index ``i``."""
+        given = [leaf if d is None else _slice(ev, node, leaf, d, i)
+                 for leaf, d in zip(frame.flat, frame.dims)]
+        frame.index, frame.given, frame.calls = i, given, 0
+        if self.randomness == "same":  # (every index draws the first index's numbers)
+            if i == 0:
+                frame.start = _generator_state()
+            else:
+                frame.after = frame.after or _generator_state()
+                _set_generator_state(frame.start)
+        drew = getattr(ev, "drew_random", False)
+        ev.drew_random = False
+        try:
+            out = pycalls.call_value(ev, node, self.func, list(pytree.unflatten(given, spec)),
+                                     dict(kw))
+            if ev.drew_random and self.randomness == "error":
+                _set_generator_state(before)  # (PyTorch refuses before it draws)
+                raise DdxRuntimeError(
+                    "vmap: called random operation while in randomness error mode. Please "
+                    "either use the 'same' or 'different' randomness flags on vmap or "
+                    "perform the randomness operation out of vmap")
+        finally:
+            ev.drew_random = drew or ev.drew_random
+        return out
+
+    def _stacked(self, ev, node, results: list, frame: Frame) -> Any:
         leaves0, spec = pytree.flatten(results[0])
         columns = [pytree.flatten(r)[0] for r in results]
         out_dims = _dim_of(self.out_dims)
@@ -230,7 +267,7 @@ class Vmapped:
                 "is not compatible with the structure of `outputs`. out_dims has structure "
                 f"{pytree.flatten(self.out_dims)[1].text()} but outputs has structure "
                 f"{spec.text()}.")
-        stacked = [_stack(ev, node, [c[k] for c in columns], dims[k], self.name)
+        stacked = [_stack(ev, node, [c[k] for c in columns], dims[k], self.name, frame)
                    for k in range(len(leaves0))]
         return pytree.unflatten(stacked, spec)
 

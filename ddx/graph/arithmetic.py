@@ -188,6 +188,9 @@ class Arithmetic:
         return self.functions[_BITWISE[sym]](self, node, [a, b], {})
 
     def unary(self, node: Ast, a: Any) -> Any:
+        own = getattr(a, "py_unary", None)  # (a value with its own meaning of -x: an array)
+        if own is not None:
+            return own(node.value)
         a = self.tensor_operand(a, node, "right")
         if node.value == "+":
             return a

@@ -16,6 +16,7 @@ from . import create_random, create_random2
 from .args import Evaluating, bind, check_arity, check_keywords
 from .create_args import (
     OPTIONS,
+    check_device,
     checked,
     fresh,
     int_arg,
@@ -87,8 +88,9 @@ def _ragged(root: list) -> str:
 
 
 def fn_tensor(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
-    check_keywords(node, kw, ("requires_grad", "dtype"))
+    check_keywords(node, kw, ("requires_grad", "dtype", "device"))
     check_arity(node, args, 1, {})
+    check_device(node, kw)
     src = args[0]
     array = getattr(src, "py_array", None)  # a numpy array (the REPL's np.array, x.numpy())
     if array is not None:

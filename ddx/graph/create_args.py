@@ -147,6 +147,14 @@ def checked(node: Ast, shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
+def check_device(node: Ast, kw: dict) -> None:
+    """``device=``: 'cpu' (or a torch.device of it, or None); any other is refused."""
+    device = kw.get("device", ("cpu",))[0]
+    if device is not None and str(getattr(device, "kind", device)) != "cpu":  # (torch.device)
+        raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
+                              f"got device={device!r}", start=node.pos, end=node.end)
+
+
 def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
     """``dtype=`` (default ``default``) and ``requires_grad=``; ``device='cpu'`` is accepted."""
     dtype = kw.get("dtype", (None,))[0]
@@ -157,10 +165,7 @@ def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
     else:
         raise DdxTypeError(f"{node.value}(): argument 'dtype' must be torch.dtype, not "
                            f"{kind_of(dtype)}", start=node.pos, end=node.end)
-    device = kw.get("device", ("cpu",))[0]
-    if device is not None and str(getattr(device, "kind", device)) != "cpu":  # (torch.device)
-        raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
-                              f"got device={device!r}", start=node.pos, end=node.end)
+    check_device(node, kw)
     grad = kw.get("requires_grad", (False,))[0]
     grad = False if grad is None else grad
     if not isinstance(grad, bool):
