@@ -71,6 +71,14 @@ def call_user(ev, node: Ast, fn: UserFunction, args: list, kw: dict) -> Any:
         ev.env, ev.program = outer_env, outer_program
 
 
+def _qualname(fn: UserFunction) -> str:
+    """The name Python's messages give a function: its __qualname__ (``Net.forward``,
+    ``<lambda>``)."""
+    name = "<lambda>" if fn.name == "lambda" else fn.name
+    owner = getattr(fn, "owner", None)
+    return f"{owner.name}.{name}" if owner is not None else name
+
+
 def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
     local: dict = {}
     rest = list(args)
@@ -79,7 +87,7 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
     if not any(p.kind == "kwstar" for p in fn.params):
         for key in kw:
             if key not in names:
-                raise DdxTypeError(f"{fn.name}() got an unexpected keyword argument '{key}'",
+                raise DdxTypeError(f"{_qualname(fn)}() got an unexpected keyword argument '{key}'",
                                    start=node.pos, end=node.end)
     star = kwstar = None
     for p in fn.params:
@@ -96,31 +104,31 @@ def _bind_params(node: Ast, fn: UserFunction, args: list, kw: dict) -> dict:
         elif rest and star is None:
             local[p.name] = rest.pop(0)
             if p.name in extra_kw:
-                raise DdxTypeError(f"{fn.name}() got multiple values for argument '{p.name}'",
+                raise DdxTypeError(f"{_qualname(fn)}() got multiple values for argument '{p.name}'",
                                    start=node.pos, end=node.end)
         elif p.name in extra_kw:
             local[p.name] = extra_kw.pop(p.name)[0]
         elif p.name in fn.defaults:
             local[p.name] = fn.defaults[p.name]
         elif star is not None:
-            raise DdxTypeError(f"{fn.name}() missing 1 required keyword-only argument: "
+            raise DdxTypeError(f"{_qualname(fn)}() missing 1 required keyword-only argument: "
                                f"'{p.name}'", start=node.pos, end=node.end)
         else:
-            raise DdxTypeError(f"{fn.name}() missing 1 required positional argument: "
+            raise DdxTypeError(f"{_qualname(fn)}() missing 1 required positional argument: "
                                f"'{p.name}'", start=node.pos, end=node.end)
     if rest:
         given = len(args)
         kinds = [p.kind for p in fn.params]
         cut = min([kinds.index(k) for k in ("star", "kwonly") if k in kinds] or [len(kinds)])
         takes = len([k for k in kinds[:cut] if k == "pos"])
-        raise DdxTypeError(f"{fn.name}() takes {takes} positional argument"
+        raise DdxTypeError(f"{_qualname(fn)}() takes {takes} positional argument"
                            f"{'s' if takes != 1 else ''} but {given} "
                            f"{'was' if given == 1 else 'were'} given",
                            start=node.pos, end=node.end)
     if extra_kw:
         if kwstar is None:
             name = next(iter(extra_kw))
-            raise DdxTypeError(f"{fn.name}() got an unexpected keyword argument '{name}'",
+            raise DdxTypeError(f"{_qualname(fn)}() got an unexpected keyword argument '{name}'",
                                start=node.pos, end=node.end)
         local[kwstar] = {k: v for k, (v, _) in extra_kw.items()}
     elif kwstar is not None:

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..errors import DdxTypeError
+from ..graph.create_args import torch_type
 from ..graph.tensor import Tensor
 from .pyerrors import PyException
 from .pymodules import EXTRA, MODULES, Native, PyModule
@@ -57,6 +58,16 @@ def _pairs(given: Any) -> list:
             raise DdxTypeError("the elements of an iterable given to update() must be pairs")
         out.append((item[0], item[1]))
     return out
+
+
+def _params_repr(kind: str, rows: list) -> str:
+    """ParameterList's and ParameterDict's repr: their extra_repr's lines, inline when one."""
+    lines = [f"  ({k}): Parameter containing: [{name} of size "
+             f"{'x'.join(str(n) for n in p.value.shape)}]" for k, name, p in rows]
+    if len(lines) == 1:
+        return f"{kind}({lines[0]})"
+    return "\n".join([f"{kind}(", *("  " + line for line in lines), ")"]) if lines else \
+        f"{kind}()"
 
 
 class Indexed(Builtin):
@@ -157,12 +168,8 @@ class ParameterList(Indexed):
         return p
 
     def own_repr(self) -> str:
-        lines = ["ParameterList("]
-        for i, p in enumerate(self.items()):
-            shape = "x".join(str(n) for n in p.value.shape)
-            lines.append(f"    ({i}): Parameter containing: [torch.{p.value.dtype.name} of size "
-                         f"{shape}]")
-        return "\n".join(lines + [")"])
+        return _params_repr("ParameterList", [(str(i), f"torch.{p.value.dtype.name}", p)
+                                              for i, p in enumerate(self.items())])
 
 
 class Keyed(Builtin):
@@ -238,14 +245,19 @@ class ParameterDict(Keyed):
 
     check = ParameterList.check
 
-    def own_repr(self) -> str:
-        lines = ["ParameterDict("]
-        for k in self.keys():
-            p = self.state[k]
-            shape = "x".join(str(n) for n in p.value.shape)
-            lines.append(f"    ({k}): Parameter containing: [torch.{p.value.dtype.name} of size "
-                         f"{shape}]")
-        return "\n".join(lines + [")"])
+    def update(self, given: Any) -> None:
+        """PyTorch's: a plain dict's items in the order of their keys (sorted), an
+        OrderedDict's, a ParameterDict's or a list of pairs as given."""
+        if isinstance(given, ParameterDict):
+            given = [(k, given.state[k]) for k in given.keys()]
+        elif isinstance(given, dict) and not isinstance(given, OrderedDict):
+            given = sorted(given.items(), key=lambda kv: str(kv[0]))
+        super().update(given)
+
+    def own_repr(self) -> str:  # (torch.typename: torch.FloatTensor)
+        return _params_repr("ParameterDict", [
+            (k, f"torch.{torch_type(self.state[k].value.dtype)}Tensor", self.state[k])
+            for k in self.keys()])
 
 
 class Sequential5(Sequential):

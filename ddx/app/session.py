@@ -279,10 +279,13 @@ class Session:
             text = dialects.to_python(text, dialect)
         # `ddx run file.py` prints what `python file.py` prints: bare expressions are silent
         echo, self.echo = self.echo, not (filename or "").endswith(".py")
+        parts = list(chunks(text))
+        if (filename or "").endswith(".py") and not self._parses(parts):
+            return 1  # (python refuses a file with a syntax error anywhere: it runs none of it)
         failed = 0
         self.hold_partial = True
         try:
-            for first, chunk in chunks(text):
+            for first, chunk in parts:
                 if not self.run(chunk, line_offset=first, numbered=True):
                     failed += 1
                     if bail:
@@ -294,6 +297,22 @@ class Session:
                 self.out(self.partial)
                 self.partial = ""
         return failed
+
+    def _parses(self, parts: list) -> bool:
+        """Whether every chunk of a script parses; the first syntax error reported if not
+        (parse keeps the programs: run parses each again from its cache)."""
+        for first, chunk in parts:
+            if is_magic(chunk.strip()) and "\n" not in chunk.strip():
+                continue
+            try:
+                parse(chunk)
+            except DdxError as exc:
+                self.report(exc, first, numbered=True)
+                return False
+            except Exception as exc:  # noqa: BLE001 - a session never ends on an error
+                self.report(foreign_error(exc, chunk), first, numbered=True)
+                return False
+        return True
 
     def tensors(self) -> list[tuple[str, Tensor]]:
         return [(k, v) for k, v in self.env.items() if isinstance(v, Tensor)]

@@ -88,6 +88,25 @@ class Compound:
     """The Evaluator's calls, attributes, methods, indexing and literals (a mixin: the Evaluator
     gives op, record, functions, surface, dtype and the program)."""
 
+    def unknown_function(self, node: Ast) -> DdxNameError:
+        if namespaces.pytorch_has("torch", node.value) or namespaces.pytorch_has("F", node.value):
+            return DdxNameError(f"'{node.value}' is not supported by ddx", start=node.pos,
+                                end=node.pos + len(node.value))
+        close = None if node.value in _PYTHON_BUILTINS else \
+            namespaces.close_name(node.value, self.functions, suggest)
+        return DdxNameError(f"unknown function '{node.value}'" + (
+            f"; did you mean '{close}'?" if close else ""), start=node.pos,
+            end=node.pos + len(node.value))
+
+    def callee(self, node: Ast) -> None:
+        """A REPL call's function looked up before its arguments, as Python does: an unknown
+        name is the error even where an argument is unknown too."""
+        name = node.value
+        if name in self.env or name in self.functions or \
+                self.surface.builtin(name, self.functions) is not None:
+            return
+        raise self.unknown_function(node)
+
     def compound(self, node: Ast, values: list) -> Any:
         try:
             return self._compound(node, values)
@@ -128,16 +147,7 @@ class Compound:
         if kind == "call":
             fn = self.functions.get(node.value)
             if fn is None:
-                if namespaces.pytorch_has("torch", node.value) or \
-                        namespaces.pytorch_has("F", node.value):
-                    raise DdxNameError(f"'{node.value}' is not supported by ddx",
-                                       start=node.pos, end=node.pos + len(node.value))
-                close = None if node.value in _PYTHON_BUILTINS else \
-                    namespaces.close_name(node.value, self.functions, suggest)
-                raise DdxNameError(
-                    f"unknown function '{node.value}'" + (f"; did you mean '{close}'?" if close
-                                                          else ""),
-                    start=node.pos, end=node.pos + len(node.value))
+                raise self.unknown_function(node)
             return fn(self, node, pos, kw)
         if kind == "str":
             return node.value
@@ -180,10 +190,11 @@ class Compound:
 
     def tensors_for(self, name: str, args: list) -> list:
         """The arguments of one of ddx's functions: list literals of numbers become tensors,
-        except for the functions that take lists (cat([a, b]), ones([2, 3]))."""
+        except for the functions that take lists (cat([a, b]), ones([2, 3])); an empty list
+        stays a list (nn.ModuleList([]))."""
         if name in LISTS:
             return args
-        return [self.literal_tensor(a) if type(a) is Literal and numeric(a) else a
+        return [self.literal_tensor(a) if type(a) is Literal and a and numeric(a) else a
                 for a in args]
 
     def tensor_literal(self, node: Ast, items: list) -> Tensor:

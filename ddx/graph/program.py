@@ -56,8 +56,10 @@ IMPORTED_AS = {"nn": "from torch import nn", "optim": "from torch import optim",
                "numpy": "import numpy", "math": "import math"}
 
 
-def compile_expr(root: Ast) -> list[Ast]:
+def compile_expr(root: Ast, callees: bool = False) -> list[Ast]:
     """Post-order list of nodes: evaluating them in order with a value stack needs no recursion.
+    With ``callees`` (the REPL's Python), a call of a name with arguments is preceded by a
+    "callee" node: Python looks the function up before it evaluates the arguments.
 
     (A pre-order walk that visits the last operand first, reversed: each node once on the
     stack, no markers.)"""
@@ -72,6 +74,8 @@ def compile_expr(root: Ast) -> list[Ast]:
             for kid in node.kids:
                 if kid.kind == "vec":
                     kid.kind = "list"
+        if callees and node.kind == "call" and (node.kids or node.kw):
+            stack.append(Ast("callee", node.value, (), (), node.start, node.end, node.pos))
         if node.kw or node.kind == "index":
             extend(_operands(node))
         elif node.kids:
@@ -180,7 +184,7 @@ class Evaluator(Arithmetic, Compound, Binding):
             cache = self.program._compiled = {}
         code = cache.get(id(root))
         if code is None:
-            code = cache[id(root)] = compile_expr(root)
+            code = cache[id(root)] = compile_expr(root, self.repl)
         consts = cache.setdefault("consts", {})
         stack: list[Any] = []
         for node in code:
@@ -199,6 +203,8 @@ class Evaluator(Arithmetic, Compound, Binding):
                 stack.append(self.binary(node, a, b))
             elif kind == "unop":
                 stack.append(self.unary(node, stack.pop()))
+            elif kind == "callee":
+                self.callee(node)
             else:
                 count = len(_operands(node))
                 args = stack[len(stack) - count:] if count else []

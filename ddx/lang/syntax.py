@@ -6,6 +6,7 @@ from ..errors import DdxSyntaxError
 from ..gcpause import paused
 from .messages import explain
 from .parser import Unexpected, lex, parse_tokens, tables
+from .pyplaces import WORDS, misplaced
 from .tree import Program
 
 CACHE: dict[str, Program] = {}
@@ -31,6 +32,9 @@ def parse(source: str, *, cache: bool = True, keep: bool = True) -> Program:
         raise exc.at(exc.start, exc.end, source) from None
     except RecursionError:  # defensive: the LALR loop and Builder never recurse
         raise DdxSyntaxError("input nested too deeply", source=source) from None
+    bad = misplaced(stmts)
+    if bad is not None:
+        raise DdxSyntaxError(WORDS[bad.kind]).at(bad.start, bad.end, source)
     program = Program(source, stmts)
     if cache and keep:
         if len(CACHE) > 4096:

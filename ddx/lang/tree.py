@@ -123,6 +123,23 @@ def unquote(text: str) -> str:
     return "".join(out)
 
 
+def _check_order(args: list) -> None:
+    """Python's rules for the order of a call's arguments: no positional argument after a
+    keyword one (``*args`` may follow ``k=v``), nothing positional after ``**kw``."""
+    keyword = dstar = False
+    for a in args:
+        if isinstance(a, KwArg):
+            keyword = True
+        elif a.kind == "dstar":
+            dstar = True
+        elif a.kind == "star" and dstar:
+            raise DdxSyntaxError("iterable argument unpacking follows keyword argument "
+                                 "unpacking", start=a.ostart, end=a.oend)
+        elif a.kind != "star" and (keyword or dstar):
+            raise DdxSyntaxError("positional argument follows keyword argument" +
+                                 (" unpacking" if dstar else ""), start=a.ostart, end=a.oend)
+
+
 class Builder:
     """Maps each grammar alias to an AST node; runs inside the LALR parser, so nothing recurses."""
 
@@ -199,6 +216,7 @@ class Builder:
         return KwArg(name[1], value, name[2])
 
     def _call(self, kind, fname, base, args, end):
+        _check_order(args)
         pos = [a for a in args if isinstance(a, Ast)]
         kw = tuple((a.name, a.value, a.pos) for a in args if isinstance(a, KwArg))
         kids = tuple(([base] if base is not None else []) + pos)
