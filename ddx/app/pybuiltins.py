@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import weak
-from . import pycalls, pydunder, pymro, pyorder, pysets, pyvalues
+from . import pycalls, pydunder, pymro, pyorder, pysets, pyvalues, pyvmapstate
 from .pyerrors import EXCEPTIONS, PyException
 from .pymodules import Native
 from .pyrange import RangeList
@@ -60,7 +60,10 @@ SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may l
 
 
 def _scalar_of(ev, args: list) -> None:
-    """float(t), int(t) of a tensor that requires grad: PyTorch's UserWarning."""
+    """float(t), int(t) of a tensor that requires grad: PyTorch's UserWarning (inside vmap,
+    of a mapped tensor: vmap's refusal)."""
+    if args:
+        pyvmapstate.check_number(args[0])
     if args and isinstance(args[0], Tensor) and not args[0].weak and args[0].requires_grad:
         ev.warnings.append(SCALAR_WARNING)
 

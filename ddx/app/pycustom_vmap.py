@@ -23,7 +23,7 @@ from ..graph.tensor import Tensor
 from . import pycalls, pytree
 from .pyfunc_jac import DEPTH
 from .pyvalues import number_of
-from .pyvmap import FRAMES
+from .pyvmapstate import FRAMES
 
 PLAIN = object()  # (apply as outside any transform)
 _SEE = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"

@@ -22,9 +22,9 @@ from . import pycalls, pytree
 from .pyerrors import PyException
 from .pymodules import EXTRA, MODULES, Native
 from .pyvalues import number_of, type_label
+from .pyvmapstate import FRAMES
 
 RANDOMNESS = ("error", "different", "same")
-FRAMES: list = []  # the vmaps running now, innermost last (a custom Function's vmap rule)
 VMAP_KW = ("in_dims", "out_dims", "randomness", "chunk_size")
 
 

@@ -73,6 +73,7 @@ from . import (
 )
 from .methods import TENSOR_ATTRS, TENSOR_METHODS, check_kw, detach
 from .pyrange import RangeList
+from .pyvmapstate import FRAMES, check_mask, check_method
 from .values import NOTHING, DictView, PyNumber, Size, Str
 
 NONLEAF_GRAD_WARNING = (
@@ -128,7 +129,10 @@ compound = pyexpr.compound
 
 
 def user_getitem(ev: Evaluator, node: Ast, obj: Any, key: Any) -> Any:
-    """``obj[key]`` of a user's class with __getitem__ (NotImplemented for anything else)."""
+    """``obj[key]`` of a user's class with __getitem__ (NotImplemented for anything else);
+    inside vmap, a mapped boolean mask is refused, as PyTorch's vmap refuses it."""
+    if FRAMES and isinstance(obj, Tensor):
+        check_mask(key)
     if pydunder.method(obj, "__getitem__") is None:
         return NotImplemented
     return pydunder.getitem(ev, node, obj, key)
@@ -260,6 +264,11 @@ def _no_attr(node: Ast, what: str, choices: list) -> DdxTypeError:
 
 def call_method(ev: Evaluator, node: Ast, obj: Any, args: list, kw: dict) -> Any:
     name = node.value
+    if FRAMES and args:  # (what vmap refuses: .item(), nonzero, in place into the unmapped)
+        check_method(name, obj if isinstance(obj, Tensor) else args[0],
+                     args if isinstance(obj, Tensor) else args[1:])
+    elif FRAMES and isinstance(obj, Tensor):
+        check_method(name, obj, [])
     if isinstance(obj, Namespace):
         extra = pymodules.EXTRA.get(obj.path, {}).get(name)
         if extra is not None:

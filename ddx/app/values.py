@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph.tensor import Tensor
+from .pyvmapstate import FRAMES, check_truth
 
 
 class NoneType:
@@ -111,6 +112,8 @@ def python_truth(value: Any) -> bool:
         if value.value.size != 1:
             raise DdxRuntimeError("Boolean value of Tensor with more than one value is "
                                   "ambiguous")
+        if FRAMES:
+            check_truth(value)
         return bool(value.value.item())
     if isinstance(value, (bool, int, float, str, list, tuple, dict, set, range)):
         return bool(value)
