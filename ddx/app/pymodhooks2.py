@@ -147,11 +147,11 @@ def _grad(g) -> Tensor | None:
     return None if g is None else pyhooks.grad_tensor(np.asarray(g))
 
 
-def _sent(value, old, target: Tensor):
+def _sent(value, old):
     """What a hook's entry sends where the node would send ``old``, with the checks PyTorch's
     engine makes of a node post-hook's result."""
-    if value is None:  # (no gradient: a non-leaf gets zeros, so the nodes after it still run)
-        return None if old is None or target.is_leaf else np.zeros_like(old)
+    if value is None:  # (no gradient: the nodes after it wait for one gradient less)
+        return None
     if old is None:
         raise DdxRuntimeError("can't replace a None gradient with a non-None value")
     if not _is_tensor(value):
@@ -235,7 +235,7 @@ class BackwardHook:
             res = out
         self.grad_outputs = None
         values = [_item(res, i) for i in self.input_index]
-        sent = [_sent(v, old, t) for v, old, t in zip(values, olds, self.inputs)]
+        sent = [_sent(v, old) for v, old in zip(values, olds)]
         return tuple(sent[j] for j in diff)
 
     def _output_hook(self, grads_in: tuple, grads_out: tuple):
@@ -273,7 +273,7 @@ class BackwardHook:
         for k, j in enumerate(diff):
             olds[j] = grads_in[k]
         values = [_item(local, i) for i in self.output_index]
-        return tuple(_sent(values[j], olds[j], self.outputs[j]) for j in diff)
+        return tuple(_sent(values[j], olds[j]) for j in diff)
 
 
 def setup(ev, node, module, hooks: list, pre_hooks: list) -> BackwardHook | None:

@@ -352,7 +352,8 @@ def _propagate(root: Tensor, g0, sink, deps: dict, leaf_hooks: dict | None,
                 continue  # (this way leads to none of backward's inputs=)
             if sent is not None:
                 gi = sent[i]
-                if gi is None:
+                if gi is None:  # (a post-hook's None too: the node after waits for one less)
+                    _none_sent(t, deps, ready)
                     continue
             else:
                 gi = vjps[i](g, fn.value, *args, **kw)

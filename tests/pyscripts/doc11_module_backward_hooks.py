@@ -195,3 +195,12 @@ model(inp).sum().backward()
 g1.remove()
 g2.remove()
 print(calls)
+# a hook that returns None for the input gradient: nothing flows on past the module
+lin2 = nn.Linear(3, 2)
+seq2 = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), lin2)
+def none_hook(m, gin, gout):
+    return (None,)
+lin2.register_full_backward_hook(none_hook)
+x2 = torch.randn(4, 2, requires_grad=True)
+seq2(x2).sum().backward()
+print(seq2[0].weight.grad, x2.grad, lin2.weight.grad)
