@@ -124,16 +124,9 @@ def module_method(ev, node, m: Any, name: str, args: list, kw: dict) -> Any:
         return OrderedDict((k, Tensor(p.value)) for k, p in named_parameters(m))
     if name == "forward" and not isinstance(m, Instance):
         return m.forward(ev, node, args, kw)
-    if name in ("to", "cpu", "float", "double", "requires_grad_"):
-        if name == "double" or name == "float":
-            dtype = np.float64 if name == "double" else np.float32
-            for _, p in named_parameters(m):
-                if ev.journal is not None:
-                    ev.journal.keep(p, "value")
-                p.value = p.value.astype(dtype)
-        if name == "requires_grad_":
-            for _, p in named_parameters(m):
-                p.set_requires_grad(bool(args[0]) if args else True)
+    if name == "requires_grad_":  # (to, float, double, type, cpu: pynn_dtype.py)
+        for _, p in named_parameters(m):
+            p.set_requires_grad(bool(args[0]) if args else True)
         return m
     return NotImplemented
 
@@ -289,11 +282,14 @@ class Linear(Builtin):
 
 
 def _linear(ev, node, args, kw):
-    names = ("in_features", "out_features", "bias")
+    names = ("in_features", "out_features", "bias", "device", "dtype")
+    if len(args) > len(names):
+        raise DdxTypeError(f"Linear.__init__() takes from 3 to 6 positional arguments but "
+                           f"{len(args) + 1} were given")
     given = dict(zip(names, args))
     given.update({k: v[0] for k, v in kw.items() if k in names})
     for k in kw:
-        if k not in names and k not in ("device", "dtype"):
+        if k not in names:
             raise DdxTypeError(f"Linear.__init__() got an unexpected keyword argument '{k}'")
     n_in, n_out = int(_number(given["in_features"])), int(_number(given["out_features"]))
     return Linear(ev, n_in, n_out, bool(given.get("bias", True)))

@@ -10,6 +10,7 @@ from typing import Any
 from ..graph.tensor import Tensor
 from .pymodules import EXTRA, Native
 from .pynn import PARAMETERS, Builtin
+from .pynn_dtype import factory
 
 # the file of torch/nn/modules/ each class is defined in, where it is not activation.py
 # (nor loss.py: a name ending in Loss)
@@ -27,7 +28,7 @@ class NNClass(Native):
     is_class_value = True  # (== is identity: type(m) == nn.Linear)
 
     def __init__(self, name: str, fn, path: str) -> None:
-        super().__init__(name, fn)
+        super().__init__(name, factory(name, fn))  # (device=, dtype=: pynn_dtype.py)
         self.path = path
 
     def __repr__(self) -> str:
