@@ -170,8 +170,14 @@ def diag_embed_back(g, o, a, *, diagonal=0):
 
 
 def diagonal(a, *, offset=0, copy=None, dim1=0, dim2=1):
-    """torch.diagonal: the diagonal of dims dim1, dim2, as the last dim (numpy's too)."""
-    return np.diagonal(a, offset, dim1, dim2).copy()
+    """torch.diagonal: the diagonal of dims dim1, dim2, as the last dim (numpy's too): a view
+    of ``a``, written through as PyTorch's (``x.diagonal().fill_(1)``; numpy's own is
+    read-only until told otherwise); torch.diag's (``copy``) is a copy."""
+    got = np.diagonal(a, offset, dim1, dim2)
+    if copy or not isinstance(a, np.ndarray) or not a.flags.writeable:
+        return got.copy()
+    got.flags.writeable = True
+    return got
 
 
 def _diagonal_scatter(g, shape, offset, dim1=0, dim2=1):
