@@ -92,9 +92,11 @@ def m_type(ev, node, t, args, kw):
     text = str(given)
     for name in _LEGACY:
         if text == f"torch.{name}Tensor":
+            if name == "Half":
+                raise DdxTypeError("'torch.HalfTensor' is not supported by ddx (it has no "
+                                   "float16)")
             wanted = next(d for d in ("float32", "float64", "int64", "int32", "int16", "int8",
-                                      "uint8", "bool", "float16")
-                          if torch_type_name(d) == name)
+                                      "uint8", "bool") if torch_type_name(d) == name)
             return _cast(ev, node, t, np.dtype(wanted))
     raise DdxValueError(f"invalid type: '{text}'")
 
