@@ -17,8 +17,9 @@ from .pyerrors import PyException
 from .pyfunc6 import REQUIRED, bind, error, num, tensor
 from .pyfused import fused
 from .pymodules import EXTRA, Native
-from .pynn import new_parameter
+from .pynn import named_modules, new_parameter
 from .pynn6 import Module6
+from .pyvmapstate import FRAMES, check_batch_norm
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -60,6 +61,8 @@ def batch_norm(ev, node, args, kw):
     wv = None if w is None else _value(w).reshape(c).astype(dt)
     bv = None if b is None else _value(b).reshape(c).astype(dt)
     if training:
+        if FRAMES:
+            check_batch_norm(x, (rm, rv))
         mean, var_sum, count = bn.stats(xv)
         invstd = bn.invstd_of(var_sum, count, eps)
         if rm is not None or rv is not None:
@@ -145,6 +148,21 @@ def _build(kind: str, dims: tuple):
             m.state.update(running_mean=None, running_var=None, num_batches_tracked=None)
         return m
     return build
+
+
+def replace_all_batch_norm_modules_(ev, node, args, kw):
+    """torch.func.replace_all_batch_norm_modules_(root): every BatchNorm in ``root`` stops
+    tracking running statistics (its running_mean, running_var and num_batches_tracked are
+    None), so that vmap can run it; ``root`` back."""
+    if len(args) != 1 or kw:
+        raise PyException.error("TypeError", "replace_all_batch_norm_modules_() takes 1 "
+                                "positional argument: root")
+    for _, m in named_modules(args[0]):
+        if isinstance(m, BatchNorm):
+            m.state.update(running_mean=None, running_var=None, num_batches_tracked=None,
+                           track_running_stats=False)
+            m.shown = m.shown.replace("track_running_stats=True", "track_running_stats=False")
+    return args[0]
 
 
 _PARAMS = (("num_features", REQUIRED), ("eps", 1e-5), ("momentum", 0.1), ("affine", True),

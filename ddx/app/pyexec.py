@@ -231,8 +231,15 @@ def _from(ev, stmt) -> Any:
             pyvalues.bind_name(ev, name, value)
         return None
     for name, alias in names:
-        pyvalues.bind_name(ev, alias or name, pymodules.member(ev, module, name, path,
-                                                               start, end))
+        try:
+            value = pymodules.member(ev, module, name, path, start, end)
+        except DdxError as exc:  # (Python's ImportError; ddx's own words where it has them)
+            if getattr(exc, "python_kind", None) == "AttributeError" and \
+                    exc.message.startswith("module '"):
+                raise PyException.error("ImportError", f"cannot import name '{name}' from "
+                                        f"'{path}'") from None
+            raise
+        pyvalues.bind_name(ev, alias or name, value)
     return None
 
 

@@ -16,6 +16,14 @@ from . import (
 from .pymodules import EXTRA, MODULES, Native, PyModule
 
 
+def _replace_all_batch_norm_modules_(ev, node, args, kw):
+    # (imported when called: importing pybatchnorm here would register nn.BatchNorm* before
+    # the surface wraps the nn classes in its order, and give them another module path)
+    from .pybatchnorm import replace_all_batch_norm_modules_
+
+    return replace_all_batch_norm_modules_(ev, node, args, kw)
+
+
 def register() -> None:
     func = PyModule("torch.func", {
         name: Native(name, pyfunc_jac.make(name)) for name in pyfunc_jac.KINDS})
@@ -23,6 +31,8 @@ def register() -> None:
     func.members["functional_call"] = Native("functional_call", pyfunc_call.fn_functional_call)
     func.members["stack_module_state"] = Native("stack_module_state",
                                                 pyfunc_call.fn_stack_module_state)
+    func.members["replace_all_batch_norm_modules_"] = Native(
+        "replace_all_batch_norm_modules_", _replace_all_batch_norm_modules_)
     MODULES["torch.func"] = func
     pyvmap.register()
     EXTRA["torch"].setdefault("func", func)

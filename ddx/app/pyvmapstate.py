@@ -3,7 +3,8 @@ vmap refuses inside them, which ddx's per-sample run would otherwise compute: a 
 depends on the mapped inputs (found in its recorded inputs) used in data-dependent control
 flow (``if v > 0``, ``bool(v)``) or read as a number (``.item()``, ``float(v)``,
 ``.tolist()``), an op whose output size depends on the values (``nonzero``, ``unique``),
-and an in-place op writing a mapped tensor into one that is not mapped. PyTorch's words."""
+and an in-place op writing a mapped tensor into one that is not mapped (training batch norm's
+running statistics too). PyTorch's words."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ IN_PLACE = ("vmap: {name}(self, *extra_args) is not possible because there exist
             "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try "
             "to use out-of-place operators instead of inplace arithmetic. If said operator is "
             "being called inside the PyTorch framework, please file a bug report instead.")
+BATCH_NORM = ("Batch norm got a batched tensor as input while the running_mean or running_var, "
+              "which will be updated in place, were not batched.\nIf you are using a module "
+              "and do not need eval mode, please set `track_running_stats` to be False.If you "
+              "are using a prebuilt module and do not need eval mode, please see the functorch "
+              "website for resources on how to patch your module to work with vmap")
 _DYNAMIC_OPS = {"nonzero": "nonzero", "unique": "_unique2", "argwhere": "nonzero"}
 _NUMBERS = {"item": ITEM, "tolist": NO_STORAGE, "numpy": NO_STORAGE}
 
@@ -51,6 +57,12 @@ def check_truth(value: Any) -> None:
 def check_number(value: Any) -> None:
     if mapped(value):
         raise DdxRuntimeError(ITEM)
+
+
+def check_batch_norm(x: Any, stats: tuple) -> None:
+    """Training batch norm of a mapped input would update unmapped running stats in place."""
+    if any(t is not None and not mapped(t) for t in stats) and mapped(x):
+        raise DdxRuntimeError(BATCH_NORM)
 
 
 def check_mask(key: Any) -> None:
@@ -83,4 +95,5 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
     return tuple(max(x, y) for x, y in zip(a, b))
 
 
-__all__ = ["FRAMES", "check_mask", "check_method", "check_number", "check_truth", "mapped"]
+__all__ = ["FRAMES", "check_batch_norm", "check_mask", "check_method", "check_number",
+           "check_truth", "mapped"]
