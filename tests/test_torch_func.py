@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import ddx_and_python, torch_or_skip
@@ -237,24 +236,6 @@ def test_torch_func_script_prints_as_pytorch(name, tmp_path):
     ours, theirs = ddx_and_python(SCRIPTS[name], tmp_path)
     assert ours == theirs
     assert len(ours) > 5
-
-
-def test_jacobians_tutorial_prints_as_pytorch_and_fails_one_assert():
-    """tutorial_jacobians_hessians.py is a known failure of test_tutorials.py: ddx's vmap runs
-    the function per sample, so one allclose of default tolerance (PyTorch's two sides are equal
-    bit for bit) fails. Everything it prints matches, and that assert is its one error."""
-    torch_or_skip()
-    script = Path(__file__).parent / "pyscripts" / "tutorial_jacobians_hessians.py"
-    ours = subprocess.run([sys.executable, "-m", "ddx", "run", str(script)],
-                          capture_output=True, text=True, timeout=300)
-    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=300)
-    assert theirs.returncode == 0, theirs.stderr
-    assert ours.stdout == theirs.stdout
-    assert "torch.Size([16, 16])" in ours.stdout
-    errors = [s for s in ours.stderr.splitlines() if s.startswith("error")]
-    assert len(errors) == 1, ours.stderr
-    assert "assert torch.allclose(batch_jacobian0, batch_jacobian1)" in ours.stderr
 
 
 def test_a_transform_of_an_outer_transforms_tensor_is_one_clear_error(tmp_path):

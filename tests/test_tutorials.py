@@ -34,14 +34,6 @@ NEEDS_MKL = {"tutorial_polynomial_autograd", "tutorial_polynomial_custom_functio
              "tutorial_polynomial_module", "tutorial_polynomial_nn", "tutorial_polynomial_optim",
              "tutorial_polynomial_tensor"}
 KNOWN_FAILING: dict[str, str] = {} if vml.library() is not None else dict.fromkeys(NEEDS_MKL, SIN)
-# ddx's vmap runs the function once per sample: F.linear of one vector rounds otherwise than
-# PyTorch's batched matrix product, so the tutorial's `assert torch.allclose(batch_jacobian0,
-# batch_jacobian1)` (default tolerances; PyTorch's two are equal bit for bit) fails by ~6e-6.
-# Everything it prints matches: tests/test_torch_func.py checks that, and that this assert is
-# the one error.
-VMAP_ROUNDING = ("vmap runs per sample: F.linear of one vector rounds otherwise than PyTorch's "
-                 "batched product; assert torch.allclose(batch_jacobian0, batch_jacobian1) fails")
-KNOWN_FAILING["tutorial_jacobians_hessians"] = VMAP_ROUNDING
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -85,7 +77,7 @@ def _warnings(stderr: str, marker: str) -> int:
 
 
 def test_every_known_failure_names_a_tutorial_file():
-    assert set(KNOWN_FAILING) - {"tutorial_jacobians_hessians"} <= NEEDS_MKL
+    assert set(KNOWN_FAILING) <= NEEDS_MKL
     assert set(KNOWN_FAILING) | NEEDS_MKL <= {t.stem for t in TUTORIALS}
 
 

@@ -30,6 +30,7 @@ from . import pycalls, pytree
 from .pyerrors import PyException
 from .pytwice import check_rows
 from .pyvalues import number_of
+from .pyvmapstate import note_copy
 
 KINDS = ("grad", "grad_and_value", "jacrev", "jacfwd", "hessian")
 OPTIONS = ("argnums", "has_aux", "chunk_size", "randomness", "_preallocate_and_copy")
@@ -57,7 +58,9 @@ def fresh(value: Any) -> Tensor:
             "int" if isinstance(value, Tensor) else type(value).__name__
         raise PyException.error("ValueError", "Thing passed to transform API must be Tensor, "
                                 f"got <class '{kind}'>")
-    return Tensor(np.array(value.value), True, name=value.name)
+    copy = Tensor(np.array(value.value), True, name=value.name)
+    note_copy(copy, value)
+    return copy
 
 
 def detached(value: Any) -> Any:

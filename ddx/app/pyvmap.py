@@ -172,6 +172,7 @@ class Frame:
         self.size, self.randomness, self.flat, self.dims = size, randomness, flat, dims
         self.index, self.given, self.calls = 0, flat, 0
         self.rules: dict = {}
+        self.copies: dict = {}  # id(a transform's fresh leaf of a sample) -> (it, the sample)
         self.start = self.after = None  # (randomness='same': the generator's states)
         self.samples: dict = {}  # id(sample i of a rule's output) -> (it, output, dim, i)
 

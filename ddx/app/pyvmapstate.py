@@ -49,6 +49,28 @@ def mapped(value: Any) -> bool:
     return id(value) in slices or any(id(t) in slices for t in record.ancestors(value))
 
 
+def note_copy(copy: Tensor, of: Tensor) -> None:
+    """A transform's fresh leaf ``copy`` of ``of`` (torch.func's inputs): a sample still."""
+    if FRAMES:
+        FRAMES[-1].copies[id(copy)] = (copy, of)
+
+
+def source_of(frame, value: Any) -> int | None:
+    """Which of ``frame``'s mapped leaves ``value`` is this sample's slice of (through the
+    fresh leaves transforms made of it); None for anything else."""
+    for _ in range(64):  # (nested transforms: a copy of a copy)
+        if not isinstance(value, Tensor):
+            return None
+        for k, (g, d) in enumerate(zip(frame.given, frame.dims)):
+            if g is value:
+                return None if d is None else k
+        got = frame.copies.get(id(value))
+        if got is None or got[0] is not value:
+            return None
+        value = got[1]
+    return None
+
+
 def check_truth(value: Any) -> None:
     if mapped(value):
         raise DdxRuntimeError(CONTROL_FLOW)
@@ -96,4 +118,4 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
 
 
 __all__ = ["FRAMES", "check_batch_norm", "check_mask", "check_method", "check_number",
-           "check_truth", "mapped"]
+           "check_truth", "mapped", "note_copy", "source_of"]

@@ -67,6 +67,7 @@ from . import (
     pystorage,  # noqa: F401  (registers storage_offset)
     pythreading,  # noqa: F401  (registers threading)
     pyvalues,
+    pyvmaprules,
     tensor_methods2,  # noqa: F401  (registers tolist, numel, ...)
     tensor_methods3,  # noqa: F401  (registers element_size, data_ptr)
     tensor_methods4,  # noqa: F401  (registers unfold, quantile)
@@ -120,6 +121,7 @@ REPL_FUNCTIONS = {
     "no_grad": fn_no_grad,
     "is_grad_enabled": fn_is_grad_enabled,
 }
+pyvmaprules.register(REPL_FUNCTIONS)  # (F.linear under vmap: the batch's rows)
 
 
 # --- the REPL's Python (ddx/app/py*.py), handed to the Evaluator through this surface ------
