@@ -43,14 +43,23 @@ def _variable(ev, node, args: list, kw: dict) -> Any:
 
 
 def _typed_tensor(dtype) -> Native:
-    """torch.FloatTensor([0.1, 1.0]): tensor(data, dtype=...); ddx takes data, not sizes
-    (PyTorch's FloatTensor(2, 3) is uninitialised memory)."""
+    """torch.FloatTensor([0.1, 1.0]): tensor(data, dtype=...); torch.FloatTensor(2, 3) (or a
+    torch.Size): zeros of that shape, where PyTorch's is uninitialised memory."""
 
     def make(ev, node, args: list, kw: dict) -> Any:
+        sizes = [int(a.value.item()) for a in args if isinstance(a, Tensor) and a.weak and
+                 a.value.dtype.kind in "iu"]
+        if len(args) == 1 and isinstance(args[0], Size):
+            sizes = list(args[0])
+        elif len(sizes) != len(args):
+            sizes = None
+        if sizes is not None and not kw:  # (FloatTensor(2, 3): PyTorch's is uninitialised)
+            return ev.functions["zeros"](ev, node, [tuple(sizes) if args else (0,)],
+                                         {"dtype": (DType(dtype), node.pos)})
         if len(args) != 1 or kw or not isinstance(args[0], (list, tuple, Tensor)) or \
                 isinstance(args[0], Tensor) and args[0].weak:
-            raise DdxTypeError("ddx's legacy tensor constructors take data: torch.FloatTensor("
-                               "[1.0, 2.0]); for a shape use torch.zeros(...)",
+            raise DdxTypeError("ddx's legacy tensor constructors take data or sizes: "
+                               "torch.FloatTensor([1.0, 2.0]), torch.FloatTensor(2, 3)",
                                start=node.pos, end=node.end)
         return ev.functions["tensor"](ev, node, [args[0]], {"dtype": (DType(dtype), node.pos)})
 

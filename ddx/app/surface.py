@@ -20,6 +20,7 @@ from . import (
     pyanomaly,  # noqa: F401  (registers detect_anomaly, set_detect_anomaly)
     pyattrs,  # (registers setattr, delattr)
     pyautograd,  # (registers torch.autograd, torch.nn, torch.optim)
+    pybackends,  # noqa: F401  (registers torch.backends, use_deterministic_algorithms)
     pybuiltins,
     pycalls,
     pycheckpoint,  # noqa: F401  (registers torch.utils.checkpoint)
