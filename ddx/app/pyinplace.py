@@ -207,7 +207,33 @@ def m_fill_(ev, node, t: Tensor, args: list, kw: dict) -> Any:
     return write(ev, t, value.astype(t.value.dtype))
 
 
+def _reshaped(name: str):
+    """x.unsqueeze_(0), x.t_(), ...: x itself takes the new shape (the same memory, as
+    PyTorch's changes only the view); recorded for autograd, ddx's error."""
+
+    def method(ev, node, t: Tensor, args: list, kw: dict) -> Any:
+        if t.requires_grad and record.GRAD_MODE.enabled:
+            raise DdxRuntimeError(f"{name}_() of a tensor that requires grad, recorded for "
+                                  f"autograd, is not supported by ddx; use t = t.{name}(...)",
+                                  start=node.pos, end=node.end)
+        saved = record.GRAD_MODE.enabled
+        record.GRAD_MODE.enabled = False
+        try:
+            got = ev.functions[name](ev, node, [t, *args], kw)
+        finally:
+            record.GRAD_MODE.enabled = saved
+        if ev.journal is not None:
+            ev.journal.keep(t, "value")
+        t.value = got.value
+        changed_in_place(ev.journal, t)
+        return t
+
+    return method
+
+
 METHODS = {**{f"{n}_": in_place(n) for n in (*UNARY, *BINARY)},
+           **{f"{n}_": _reshaped(n) for n in ("unsqueeze", "squeeze", "t", "transpose",
+                                               "swapdims", "swapaxes")},
            "copy_": m_copy_, "fill_": m_fill_}
 
 

@@ -17,7 +17,7 @@ from ..graph.tensor import Tensor
 from ..graph.values import NO_GRAD, weak
 from ..lang.tree import Ast
 from .pyerrors import PyException
-from .values import Device, python_truth
+from .values import Device, python_truth, require_cpu
 
 
 class GradContext:
@@ -99,23 +99,29 @@ MATH = PyModule("math", {
 })
 
 
-def _np_function(name: str):
-    """numpy.X on tensors, numbers and lists: ddx's op of that name when it has one (then
+def _ddx_function(module: str, name: str):
+    """module.X as ddx's function X (numpy.X on tensors, numbers and lists: then
     ``np.exp(x)`` of a tensor is a tensor, as PyTorch's __array_function__ gives back an array
-    of the numbers)."""
+    of the numbers; torch.functional.X: torch.X)."""
     def call(ev, node, args, kw):
         fn = ev.functions.get(name)
         if fn is None:
-            raise DdxTypeError(f"numpy.{name} is not provided by ddx")
+            raise DdxTypeError(f"{module}.{name} is not provided by ddx")
         return fn(ev, node, args, kw)
     return Native(name, call)
 
 
 NUMPY = PyModule("numpy", {
     "pi": weak(math.pi), "e": weak(math.e), "inf": weak(math.inf), "nan": weak(math.nan),
-    **{k: _np_function(k) for k in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs",
-                                    "maximum", "minimum", "sum", "mean")},
+    **{k: _ddx_function("numpy", k) for k in ("exp", "log", "sin", "cos", "tanh", "sqrt",
+                                              "abs", "maximum", "minimum", "sum", "mean")},
 })
+# torch/functional.py (``import torch.functional as F``, an older tutorial's slip for
+# torch.nn.functional: F.relu is then PyTorch's AttributeError)
+TORCH_FUNCTIONAL = PyModule("torch.functional", {k: _ddx_function("torch.functional", k) for k in (
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+    "block_diag", "cartesian_prod", "cdist", "chain_matmul", "einsum", "lu", "meshgrid", "norm",
+    "split", "stft", "tensordot", "unique", "unique_consecutive", "unravel_index")})
 
 
 def _set_grad_enabled(ev, node, args, kw):
@@ -153,20 +159,35 @@ def _get_default_dtype(ev, node, args, kw):
 
 
 def _set_default_device(ev, node, args, kw):
-    _device(ev, node, args, kw)  # (the CPU, or PyTorch's words for another)
+    require_cpu(_device(ev, node, args, kw))  # (the CPU, or PyTorch's words for another)
     return None
 
 
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+
+
 def _device(ev, node, args, kw):
-    name = args[0] if args else "cpu"
+    """torch.device('cuda:0'), torch.device('cuda', 0): a device of any of PyTorch's types
+    (what can hold a tensor is the CPU: values.require_cpu)."""
+    name = args[0] if args else kw.get("type", ("cpu",))[0]
     if isinstance(name, Device):
         return name
     if not isinstance(name, str):
         raise DdxTypeError("device() takes a string such as 'cpu'")
-    if not name.startswith("cpu"):
-        raise DdxRuntimeError(f"ddx runs on the CPU only: device('{name}') is not available",
-                              hint="use torch.device('cpu'); torch.cuda.is_available() is False")
-    return Device("cpu")
+    kind, _, index = str(name).partition(":")
+    if kind not in DEVICE_TYPES:
+        raise DdxRuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start "
+                              f"of device string: {name}")
+    given = args[1] if len(args) > 1 else kw.get("index", (None,))[0]
+    if index:
+        if not index.isdigit():
+            raise DdxRuntimeError(f"Invalid device string: '{name}'")
+        given = int(index)
+    if isinstance(given, Tensor):
+        given = given.value.item()
+    return Device(kind, None if given is None else int(given))
 
 
 CUDA = PyModule("torch.cuda", {
@@ -190,7 +211,7 @@ EXTRA: dict[str, dict[str, Any]] = {
         "set_default_device": Native("set_default_device", _set_default_device),
         "set_default_dtype": Native("set_default_dtype", _set_default_dtype),
         "get_default_dtype": Native("get_default_dtype", _get_default_dtype),
-        "cuda": CUDA,
+        "cuda": CUDA, "functional": TORCH_FUNCTIONAL,
         "__version__": "2.13.0+cpu",  # (the PyTorch whose output ddx gives)
         "pi": weak(math.pi), "inf": weak(math.inf), "nan": weak(math.nan), "e": weak(math.e),
     },
@@ -201,7 +222,7 @@ EXTRA: dict[str, dict[str, Any]] = {
 MODULES: dict[str, Any] = {
     "torch": TORCH, "torch.nn": NN, "torch.nn.functional": FUNCTIONAL, "torch.linalg": LINALG,
     "torch.special": SPECIAL, "torch.autograd": AUTOGRAD, "torch.optim": OPTIM,
-    "torch.cuda": CUDA, "math": MATH, "numpy": NUMPY,
+    "torch.cuda": CUDA, "math": MATH, "numpy": NUMPY, "torch.functional": TORCH_FUNCTIONAL,
 }
 
 

@@ -24,7 +24,7 @@ from .pymodules import EXTRA
 from .pynn import MORE_METHODS, named_modules, own
 from .pyvalues import Instance, type_label
 from .tensor_methods2 import m_to, m_type
-from .values import Device
+from .values import Device, require_cpu
 
 # the layers whose constructor takes PyTorch's factory kwargs (device=None, dtype=None)
 FACTORY_KINDS = frozenset((
@@ -103,11 +103,12 @@ def parse_to(args: list, kw: dict) -> dict:
 def check_device(ev, node, device: Any) -> None:
     """The CPU (a name, torch.device or None); anything else is PyTorch's or ddx's error."""
     if device is None or isinstance(device, Device):
+        require_cpu(device)
         return
     if type(device) is int:
         raise PyException.error("RuntimeError", "Cannot access accelerator device when none "
                                 "is available.")
-    EXTRA["torch"]["device"].fn(ev, node, [device], {})  # (ddx's error for another device)
+    require_cpu(EXTRA["torch"]["device"].fn(ev, node, [device], {}))  # (its words for others)
 
 
 def _check_float(dt: np.dtype, what: str) -> None:

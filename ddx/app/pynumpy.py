@@ -51,6 +51,16 @@ class NumpyArray:
             raise DdxTypeError(f"'numpy.ndarray' object has no attribute '{name}'")
         return _METHODS[name](self, args, kw)
 
+    def py_set_items(self, ev, keys: list, value: Any) -> None:
+        """``a[key] = value`` in place (a tensor torch.from_numpy(a) made sees it)."""
+        key = _plain(keys[0]) if len(keys) == 1 else tuple(_plain(k) for k in keys)
+        if ev.journal is not None:
+            ev.journal.overwrite(self.value)
+        try:
+            self.value[key] = _as_array(value)
+        except (ValueError, TypeError, IndexError) as exc:
+            raise PyException.error(type(exc).__name__, str(exc).splitlines()[0]) from None
+
     def py_unary(self, op: str) -> Any:
         return NumpyArray({"-": operator.neg, "+": operator.pos, "~": operator.invert}[op](
             self.value))

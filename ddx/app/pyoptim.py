@@ -11,7 +11,7 @@ from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph.tensor import Tensor
 from ..ops import vml
 from ..ops.rng_math import fma32, fma64
-from . import pygroups
+from . import pygroups, pyoptim_state
 from .pymodules import EXTRA, Native
 
 
@@ -75,6 +75,11 @@ class Optimizer:
             for group in self.groups:
                 self.opts = {k: _number(group.get(k, v)) for k, v in self.defaults.items()}
                 self.step_group(ev, group["params"])
+            return None
+        if name == "state_dict":
+            return pyoptim_state.state_dict(self)
+        if name == "load_state_dict":
+            pyoptim_state.load_state_dict(ev, self, args[0] if args else kw["state_dict"][0])
             return None
         if name == "add_param_group":
             if ev.journal is not None:

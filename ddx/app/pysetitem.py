@@ -49,6 +49,10 @@ def assign_item(ev, target, value: Any) -> Any:
         else:
             base[key] = value
         return value
+    own = getattr(base, "py_set_items", None)  # (a numpy array: a[1, 1] = 23)
+    if own is not None:
+        own(ev, keys, value)
+        return value
     if hasattr(base, "py_setitem") and len(keys) == 1:  # (nn.ModuleDict, nn.ModuleList)
         base.py_setitem(ev, keys[0], value)
         return value

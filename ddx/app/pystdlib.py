@@ -1,8 +1,9 @@
 """The bits of the standard library tutorials' scripts use around their autograd code:
 ``time`` and ``timeit`` (the clocks, to time a loop), ``__name__`` (``"__main__"``, so the
-``if __name__ == "__main__":`` of a script runs), and ``matplotlib``: its import succeeds (a
-tutorial imports pyplot at the top and may never draw) and any call of it fails in one clear
-line, since ddx does not draw with matplotlib."""
+``if __name__ == "__main__":`` of a script runs), ``id(x)`` (to show that an in-place op
+keeps the object), ``from __future__ import print_function`` (nothing to do in Python 3), and
+``matplotlib``: its import succeeds (a tutorial imports pyplot at the top and may never draw)
+and any call of it fails in one clear line, since ddx does not draw with matplotlib."""
 
 from __future__ import annotations
 
@@ -32,6 +33,22 @@ def _sleep(ev, node, args, kw):
         raise DdxRuntimeError("sleep() takes one non-negative number of seconds")
     time.sleep(min(float(seconds), MAX_SLEEP))
     return None
+
+
+def _id(ev, node, args, kw):
+    if len(args) != 1 or kw:
+        raise DdxRuntimeError(f"id() takes exactly one argument ({len(args)} given)")
+    return id(args[0])
+
+
+class _Feature:
+    """A __future__ feature (Python 3 has them all)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"_Feature({self.name})"
 
 
 class _Drawing(dict):
@@ -67,6 +84,11 @@ def register() -> None:
     MODULES.setdefault("matplotlib.pyplot", pyplot)
     MODULES.setdefault("matplotlib.ticker", ticker)
     BUILTINS.setdefault("__name__", Str("__main__"))
+    BUILTINS.setdefault("id", Native("id", _id))
+    MODULES.setdefault("__future__", PyModule("__future__", {
+        name: _Feature(name) for name in ("print_function", "division", "absolute_import",
+                                          "unicode_literals", "with_statement", "generators",
+                                          "nested_scopes", "annotations")}))
 
 
 register()

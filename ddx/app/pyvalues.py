@@ -182,7 +182,7 @@ def to_str(ev, value: Any) -> str:
     if isinstance(value, NumpyArray):  # print(x.numpy()): numpy's str
         return str(value)
     if isinstance(value, Device):  # print(torch.device('cpu')): cpu
-        return value.kind
+        return str(value)
     if isinstance(value, Instance):  # (the user's __str__ or __repr__)
         got = ev.surface.user_text(ev, value, "str")
         if got is not None:

@@ -9,7 +9,7 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import DType
 from .methods import check_kw
-from .values import PyNumber, Str
+from .values import Device, PyNumber, Str, require_cpu
 
 
 def m_tolist(ev, node, t, args, kw):
@@ -65,11 +65,14 @@ def m_double(ev, node, t, args, kw):
 def m_to(ev, node, t, args, kw):
     """x.to('cpu'), x.to(torch.device('cpu')), x.to(torch.float64), x.to(dtype=...)."""
     dtype = kw["dtype"][0] if "dtype" in kw else None
+    require_cpu(kw["device"][0] if "device" in kw else None)
     for a in args:
         if isinstance(a, DType):
             dtype = a
         elif isinstance(a, Tensor) and not a.weak:
             dtype = DType(a.value.dtype)
+        elif isinstance(a, (str, Device)):
+            require_cpu(a)
     return t if dtype is None else _cast(ev, node, t, dtype.np)
 
 
@@ -180,6 +183,7 @@ METHODS = {"tolist": m_tolist, "numel": m_numel, "nelement": m_numel, "dim": m_d
            "ndimension": m_dim,
            "equal": m_equal, "float": m_float, "double": m_double, "long": m_long, "int": m_int,
            "bool": m_bool, "to": m_to, "type": m_type, "cpu": lambda ev, n, t, a, k: t,
+           "cuda": lambda ev, n, t, a, k: require_cpu("cuda"),
            "is_contiguous": m_is_contiguous, "stride": m_stride, "isclose": m_isclose,
            "allclose": m_allclose}
 

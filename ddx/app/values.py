@@ -85,24 +85,49 @@ class PyNumber(float):
 
 
 class Device:
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
+    """torch.device: any of PyTorch's device types can be named (``torch.device('cuda')``
+    is a value on a CPU-only machine too); only the CPU can hold a tensor (require_cpu)."""
+
+    def __init__(self, kind: str, index: int | None = None) -> None:
+        self.kind, self.index = kind, index
 
     def __repr__(self) -> str:
-        return f"device(type='{self.kind}')"
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.kind}'{index})"
+
+    def __str__(self) -> str:
+        return self.kind if self.index is None else f"{self.kind}:{self.index}"
 
     def __eq__(self, other) -> bool:  # (torch.device('cpu') == 'cpu' is False, as in torch)
-        return isinstance(other, Device) and other.kind == self.kind
+        return isinstance(other, Device) and (other.kind, other.index) == (self.kind, self.index)
 
     def py_attr(self, ev, node, name: str) -> Any:
         if name == "type":
             return self.kind
         if name == "index":
-            return None
+            return self.index
         raise DdxTypeError(f"'torch.device' object has no attribute '{name}'")
 
     def __hash__(self) -> int:
-        return hash(self.kind)
+        return hash((self.kind, self.index))
+
+
+NOT_COMPILED = "Torch not compiled with CUDA enabled"
+
+
+def require_cpu(device: Any, what: str = "") -> None:
+    """A tensor or module put on ``device`` (a name or torch.device; None is the CPU): the
+    CPU, or PyTorch's CPU-only build's AssertionError for CUDA, ddx's error for another."""
+    if device is None:
+        return
+    kind = device.kind if isinstance(device, Device) else str(device).split(":")[0]
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        exc = DdxRuntimeError(NOT_COMPILED)
+        exc.python_kind = "AssertionError"
+        raise exc
+    raise DdxRuntimeError(f"{what}ddx computes on the CPU only, got device='{device}'")
 
 
 def python_truth(value: Any) -> bool:

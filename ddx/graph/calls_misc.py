@@ -116,6 +116,12 @@ def call_dist(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     return ev.op("dist", node, [a, b], {"p": p} if p != 2 else {})
 
 
+CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                 "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
+                 "of dim will change to agree with that of linalg.cross in a future release.")
+CROSS_WARNED: list = []  # (TORCH_WARN_ONCE: once in a process)
+
+
 def call_cross(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     given = bind(node, args, aliased(node, kw), ("input", "other", "dim"), required=2)
     a, b = (tensor_arg(ev, node, given[k]) for k in ("input", "other"))
@@ -127,7 +133,10 @@ def call_cross(ev: Evaluating, node: Ast, args: list, kw: dict) -> Tensor:
     if given.get("dim") is None:
         if node.kind == "method" and "linalg" in str(node.kids[0].value if node.kids else ""):
             dim = len(shape) - 1
-        else:  # (torch.cross without dim: the first dim of size 3)
+        else:  # (torch.cross without dim: the first dim of size 3, PyTorch's warning once)
+            if not CROSS_WARNED:
+                CROSS_WARNED.append(True)
+                ev.warnings.append(CROSS_WARNING)
             sizes = [d for d, n in enumerate(shape) if n == 3]
             if not sizes:
                 raise fail(node, "no dimension of size 3 in input")

@@ -150,9 +150,15 @@ def checked(node: Ast, shape: tuple[int, ...]) -> tuple[int, ...]:
 def check_device(node: Ast, kw: dict) -> None:
     """``device=``: 'cpu' (or a torch.device of it, or None); any other is refused."""
     device = kw.get("device", ("cpu",))[0]
-    if device is not None and str(getattr(device, "kind", device)) != "cpu":  # (torch.device)
+    kind = str(getattr(device, "kind", device)).split(":")[0]  # (a name or torch.device)
+    if device is not None and kind == "cuda":  # (PyTorch's CPU build's words)
+        exc = DdxRuntimeError("Torch not compiled with CUDA enabled", start=node.pos,
+                              end=node.end)
+        exc.python_kind = "AssertionError"
+        raise exc
+    if device is not None and kind != "cpu":
         raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
-                              f"got device={device!r}", start=node.pos, end=node.end)
+                              f"got device={str(device)!r}", start=node.pos, end=node.end)
 
 
 def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
