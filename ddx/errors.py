@@ -50,6 +50,13 @@ class DdxSyntaxError(DdxError):
     exit_code = 2
 
 
+class PythonSyntaxError(DdxSyntaxError):
+    """A syntax error Python's own compiler reports too ('return' outside function, a
+    positional argument after a keyword one), so `ddx run FILE.py` runs none of the file, as
+    python refuses it; ddx's other syntax errors may be Python it does not speak yet, and stop
+    only their statement."""
+
+
 class DdxUsageError(DdxError):
     kind = "UsageError"
     exit_code = 2

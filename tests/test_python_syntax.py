@@ -1,7 +1,8 @@
-"""Python's compile-time refusals in `ddx run FILE.py`: a file with a syntax error anywhere
-runs none of its statements (python prints nothing but the SyntaxError), 'return' outside a
-def and 'break'/'continue' outside a loop are syntax errors (also in the REPL's chunks), and
-a call's arguments in Python's order (nothing positional after k=v or **kw)."""
+"""Python's compile-time refusals in `ddx run FILE.py`: a file with a syntax error that
+Python refuses anywhere runs none of its statements (python prints nothing but the
+SyntaxError): 'return' outside a def, 'break'/'continue' outside a loop (also in the REPL's
+chunks), and a call's arguments out of Python's order (nothing positional after k=v or **kw).
+Syntax ddx does not speak yet stops only its own statement."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ def test_a_syntax_error_anywhere_runs_nothing_of_the_file(tmp_path, bad, message
     done = _run(tmp_path, f'print("before")\nx = 1\n{bad}\nprint("after")\n')
     assert done.stdout == ""
     assert done.stderr.splitlines()[0] == f"error: {message}"
+    assert done.returncode == 1
+
+
+def test_syntax_ddx_does_not_speak_stops_only_its_statement(tmp_path):
+    done = _run(tmp_path, 'print("before")\nif (n := 3) > 2:\n    print(n)\nprint("after")\n')
+    assert done.stdout == "before\nafter\n"  # (the walrus is Python ddx does not speak yet)
+    assert done.stderr.startswith("error: unexpected ':'")
     assert done.returncode == 1
 
 

@@ -145,7 +145,7 @@ def _str(ev, node, args, kw):
 
 
 def _bool(ev, node, args, kw):
-    return pyvalues.python_truth(args[0]) if args else False
+    return pydunder.truth(ev, node, args[0]) if args else False
 
 
 def _repr(ev, node, args, kw):

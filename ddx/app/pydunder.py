@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DdxTypeError
+from ..graph.tensor import Tensor
 from . import pycalls
-from .pyvalues import BoundMethod, Instance, UserClass, UserFunction
+from .pyerrors import PyException
+from .pyvalues import BoundMethod, Instance, UserClass, UserFunction, python_truth, type_label
 
 # operator -> (method, reflected method)
 OPERATORS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"),
@@ -121,4 +123,21 @@ def length(ev, node, obj: Any) -> Any:
     return call(ev, node, obj, fn, [])
 
 
-__all__ = ["OPERATORS", "Property", "binary", "getitem", "length", "method", "text"]
+def truth(ev, node, value: Any) -> bool:
+    """Python's truth of a value: a user's object through its __bool__ (or __len__)."""
+    if isinstance(value, Instance):
+        fn = method(value, "__bool__")
+        if fn is not None:
+            got = call(ev, node, value, fn, [])
+            if not (isinstance(got, bool) or isinstance(got, Tensor) and got.weak and
+                    got.value.dtype == bool):
+                raise PyException.error("TypeError", "__bool__ should return bool, returned "
+                                        f"{type_label(got)}")
+            return python_truth(got)
+        fn = method(value, "__len__")
+        if fn is not None:
+            return python_truth(call(ev, node, value, fn, []))
+    return python_truth(value)
+
+
+__all__ = ["OPERATORS", "Property", "binary", "getitem", "length", "method", "text", "truth"]

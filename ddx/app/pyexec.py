@@ -15,7 +15,7 @@ from ..graph import record
 from ..graph.tensor import Tensor
 from ..graph.values import Break, Continue, NoGrad, Return
 from ..lang.tree import Ast
-from . import pycalls, pymodules, pymro, pysetitem, pysets, pyvalues
+from . import pycalls, pydunder, pymodules, pymro, pysetitem, pysets, pyvalues
 from .methods import TENSOR_METHODS, check_in_place
 from .pyvalues import (
     PyException,
@@ -23,7 +23,6 @@ from .pyvalues import (
     UserFunction,
     exception_matches,
     iterate,
-    python_truth,
 )
 
 
@@ -36,7 +35,7 @@ def run_block(ev, stmts: list) -> Any:
 
 def _if(ev, stmt) -> Any:
     for cond, body in stmt.extra["branches"]:
-        if python_truth(ev.evaluate(cond)):
+        if pydunder.truth(ev, cond, ev.evaluate(cond)):
             return run_block(ev, body)
     return run_block(ev, stmt.extra["else"])
 
@@ -53,7 +52,7 @@ def _body(ev, stmt) -> bool:
 
 
 def _while(ev, stmt) -> Any:
-    while python_truth(ev.evaluate(stmt.value)):
+    while pydunder.truth(ev, stmt.value, ev.evaluate(stmt.value)):
         if not _body(ev, stmt):
             return None
     return run_block(ev, stmt.extra["else"])
@@ -177,7 +176,7 @@ def _raise(ev, stmt) -> Any:
 
 
 def _assert(ev, stmt) -> Any:
-    if not python_truth(ev.evaluate(stmt.value)):
+    if not pydunder.truth(ev, stmt.value, ev.evaluate(stmt.value)):
         msg = stmt.extra["message"]
         text = pyvalues.to_str(ev, ev.evaluate(msg)) if msg is not None else ""
         raise PyException.error("AssertionError", text)

@@ -13,20 +13,25 @@ from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
 from . import pycalls, pydunder, pyformat, pymodules, pymro, pyorder, pysets, pyvalues
-from .pyerrors import ExceptionType
+from .pyerrors import ExceptionType, PyException
 from .pyvalues import (
     Instance,
     UserClass,
     UserFunction,
     iterate,
     number_of,
-    python_truth,
     to_str,
     type_label,
 )
 from .values import DictView, PyType, Str
 
 MAX_NESTING = 100  # lazily evaluated parts (x if c else y, and/or) nested this deep at most
+
+
+def _mapping(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise PyException.error("TypeError", f"'{type_label(value)}' object is not a mapping")
+    return value
 
 
 def compound(ev, node: Ast, values: list) -> Any:
@@ -36,11 +41,20 @@ def compound(ev, node: Ast, values: list) -> Any:
     if kind == "fstr":
         return pyvalues.fstring(ev, node)
     if kind == "dict":
-        return {_key(k): v for k, v in zip(values[::2], values[1::2])}
+        out: dict = {}
+        i = 0
+        while i < len(values):  # (pairs, and **mappings merged in their place)
+            if type(values[i]) is Starred:
+                out.update(_mapping(values[i].value))
+                i += 1
+            else:
+                out[_key(values[i])] = values[i + 1]
+                i += 2
+        return out
     if kind == "set":
         return {_key(v) for v in values}
     if kind == "not":
-        return not python_truth(values[0])
+        return not pydunder.truth(ev, node, values[0])
     if kind == "lambda":
         params, body = node.value
         defaults = dict(zip([p.name for p in params if p.default is not None], values))
@@ -52,11 +66,11 @@ def compound(ev, node: Ast, values: list) -> Any:
             raise DdxValueError("expression nested too deeply", start=node.start, end=node.end)
         if kind == "ifexp":
             then, orelse = node.value
-            return ev.evaluate(then if python_truth(values[0]) else orelse)
+            return ev.evaluate(then if pydunder.truth(ev, node, values[0]) else orelse)
         if kind == "boolop":
             op, right = node.value
             left = values[0]
-            if (op == "and") != python_truth(left):
+            if (op == "and") != pydunder.truth(ev, node, left):
                 return left
             return ev.evaluate(right)
         if kind == "comp":
@@ -87,7 +101,7 @@ def _comprehension(ev, node: Ast, iterable: Any) -> Any:
                 continue
             tgt, _, tests = clauses[len(loops) - 1]
             pyvalues.bind(ev, tgt, item)
-            if not all(python_truth(ev.evaluate(c)) for c in tests):
+            if not all(pydunder.truth(ev, c, ev.evaluate(c)) for c in tests):
                 continue
             if len(loops) < len(clauses):
                 loops.append(iter(iterate(ev, ev.evaluate(clauses[len(loops)][1]), node)))

@@ -11,8 +11,9 @@ import time
 
 from ..errors import DdxRuntimeError
 from .pybuiltins import BUILTINS
+from .pyerrors import PyException
 from .pymodules import MODULES, Native, PyModule
-from .pyvalues import number_of
+from .pyvalues import iterate, number_of, type_label
 from .values import Str
 
 MAX_SLEEP = 10.0  # seconds: a script's time.sleep is honoured up to this
@@ -39,6 +40,39 @@ def _id(ev, node, args, kw):
     if len(args) != 1 or kw:
         raise DdxRuntimeError(f"id() takes exactly one argument ({len(args)} given)")
     return id(args[0])
+
+
+class _DictType(Native):
+    """``dict``: called, a dict; ``dict.fromkeys(keys, value=None)``."""
+
+    def py_attr(self, ev, node, name: str):
+        if name != "fromkeys":
+            raise DdxRuntimeError(f"type object 'dict' has no attribute '{name}'")
+        return Native("fromkeys", lambda ev, node, args, kw: dict.fromkeys(
+            [_key(k) for k in iterate(ev, args[0], node)], args[1] if len(args) > 1 else None))
+
+    def py_method(self, ev, node, name: str, args: list, kw: dict):
+        return self.py_attr(ev, node, name).fn(ev, node, args, kw)
+
+
+def _key(k):
+    return Str(k) if isinstance(k, str) and not isinstance(k, Str) else k
+
+
+def _char(fn, name: str) -> Native:
+    """chr, ord, bin, oct, hex: Python's, on ints and one-character strings."""
+    def call(ev, node, args, kw):
+        if len(args) != 1 or kw:
+            raise DdxRuntimeError(f"{name}() takes exactly one argument ({len(args)} given)")
+        value = args[0] if name == "ord" else number_of(args[0])
+        if name == "ord" and not (isinstance(value, str) and len(value) == 1):
+            raise PyException.error("TypeError", "ord() expected a character")
+        if name != "ord" and (not isinstance(value, int) or isinstance(value, bool)):
+            raise PyException.error("TypeError", f"'{type_label(args[0])}' object cannot be "
+                                    "interpreted as an integer")
+        got = fn(str(value) if name == "ord" else value)
+        return Str(got) if isinstance(got, str) else got
+    return Native(name, call)
 
 
 class _Feature:
@@ -85,6 +119,10 @@ def register() -> None:
     MODULES.setdefault("matplotlib.ticker", ticker)
     BUILTINS.setdefault("__name__", Str("__main__"))
     BUILTINS.setdefault("id", Native("id", _id))
+    BUILTINS["dict"] = _DictType("dict", BUILTINS["dict"] if not isinstance(
+        BUILTINS["dict"], Native) else BUILTINS["dict"].fn)
+    for fn in (chr, ord, bin, oct, hex):
+        BUILTINS.setdefault(fn.__name__, _char(fn, fn.__name__))
     MODULES.setdefault("__future__", PyModule("__future__", {
         name: _Feature(name) for name in ("print_function", "division", "absolute_import",
                                           "unicode_literals", "with_statement", "generators",

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..errors import DdxError, DdxRuntimeError
+from ..errors import DdxError, DdxRuntimeError, PythonSyntaxError
 from ..graph.journal import Journal
 from ..graph.program import Evaluator
 from ..graph.tensor import Tensor
@@ -299,19 +299,20 @@ class Session:
         return failed
 
     def _parses(self, parts: list) -> bool:
-        """Whether every chunk of a script parses; the first syntax error reported if not
-        (parse keeps the programs: run parses each again from its cache)."""
+        """Whether no chunk of a script has a syntax error that Python refuses a file for
+        (PythonSyntaxError); the first one reported if one has. ddx's other syntax errors
+        (Python it does not speak) are reported when their chunk runs, and the rest runs.
+        (parse keeps the programs: run parses each again from its cache.)"""
         for first, chunk in parts:
             if is_magic(chunk.strip()) and "\n" not in chunk.strip():
                 continue
             try:
                 parse(chunk)
-            except DdxError as exc:
+            except PythonSyntaxError as exc:
                 self.report(exc, first, numbered=True)
                 return False
-            except Exception as exc:  # noqa: BLE001 - a session never ends on an error
-                self.report(foreign_error(exc, chunk), first, numbered=True)
-                return False
+            except Exception:  # noqa: BLE001, S112 - reported when the chunk runs
+                continue
         return True
 
     def tensors(self) -> list[tuple[str, Tensor]]:

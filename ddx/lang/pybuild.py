@@ -258,8 +258,16 @@ class PythonBuilder(Builder):
             raise DdxSyntaxError(f"unexpected '{op[1]}'", start=op[2], end=op[3])
         return Ast("star", None, (value,), (), op[2], value.oend)
 
-    def dict_items(self, *children):
-        return _tokens(children)
+    def dict_items(self, *children):  # (k, v, k, v, ...; a **unpacked mapping as one)
+        return [x for c in _tokens(children) for x in (c if type(c) is list else [c])]
+
+    def dict_item(self, key, colon, value):  # (k: v: two expressions, as before)
+        return [key, value]
+
+    def dict_unpack(self, op, value):  # {**defaults, "lr": 0.1}
+        if op[1] != "**":
+            raise DdxSyntaxError(f"unexpected '{op[1]}'", start=op[2], end=op[3])
+        return Ast("dstar", None, (value,), (), op[2], value.oend)
 
     def dict(self, lbrace, items, rbrace):
         return Ast("dict", None, tuple(items), (), lbrace[2], rbrace[3])

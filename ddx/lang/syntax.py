@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import DdxSyntaxError
+from ..errors import DdxSyntaxError, PythonSyntaxError
 from ..gcpause import paused
 from .messages import explain
 from .parser import Unexpected, lex, parse_tokens, tables
@@ -34,7 +34,7 @@ def parse(source: str, *, cache: bool = True, keep: bool = True) -> Program:
         raise DdxSyntaxError("input nested too deeply", source=source) from None
     bad = misplaced(stmts)
     if bad is not None:
-        raise DdxSyntaxError(WORDS[bad.kind]).at(bad.start, bad.end, source)
+        raise PythonSyntaxError(WORDS[bad.kind]).at(bad.start, bad.end, source)
     program = Program(source, stmts)
     if cache and keep:
         if len(CACHE) > 4096:

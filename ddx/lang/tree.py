@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import DdxSyntaxError
+from ..errors import DdxSyntaxError, PythonSyntaxError
 
 
 class Ast:
@@ -133,10 +133,10 @@ def _check_order(args: list) -> None:
         elif a.kind == "dstar":
             dstar = True
         elif a.kind == "star" and dstar:
-            raise DdxSyntaxError("iterable argument unpacking follows keyword argument "
+            raise PythonSyntaxError("iterable argument unpacking follows keyword argument "
                                  "unpacking", start=a.ostart, end=a.oend)
         elif a.kind != "star" and (keyword or dstar):
-            raise DdxSyntaxError("positional argument follows keyword argument" +
+            raise PythonSyntaxError("positional argument follows keyword argument" +
                                  (" unpacking" if dstar else ""), start=a.ostart, end=a.oend)
 
 
