@@ -12,8 +12,18 @@ from ..errors import DdxTypeError, DdxValueError
 from ..graph.tensor import Tensor
 from ..graph.values import Starred
 from ..lang.tree import Ast
-from . import pycalls, pydunder, pyformat, pymodules, pymro, pyorder, pysets, pyvalues
-from .pyerrors import ExceptionType, PyException
+from . import (
+    pycalls,
+    pydisplay,
+    pydunder,
+    pyformat,
+    pymodules,
+    pymro,
+    pyorder,
+    pysets,
+    pyvalues,
+)
+from .pyerrors import ExceptionType
 from .pyvalues import (
     Instance,
     UserClass,
@@ -28,29 +38,16 @@ from .values import DictView, PyType, Str
 MAX_NESTING = 100  # lazily evaluated parts (x if c else y, and/or) nested this deep at most
 
 
-def _mapping(value: Any) -> dict:
-    if not isinstance(value, dict):
-        raise PyException.error("TypeError", f"'{type_label(value)}' object is not a mapping")
-    return value
-
-
 def compound(ev, node: Ast, values: list) -> Any:
     kind = node.kind
     if kind == "star" or kind == "dstar":
         return Starred(values[0], kind == "dstar")
     if kind == "fstr":
         return pyvalues.fstring(ev, node)
+    if kind == "walrus":
+        return pydisplay.walrus(ev, node.value, values[0])
     if kind == "dict":
-        out: dict = {}
-        i = 0
-        while i < len(values):  # (pairs, and **mappings merged in their place)
-            if type(values[i]) is Starred:
-                out.update(_mapping(values[i].value))
-                i += 1
-            else:
-                out[_key(values[i])] = values[i + 1]
-                i += 2
-        return out
+        return pydisplay.dict_display(values)
     if kind == "set":
         return {_key(v) for v in values}
     if kind == "not":
@@ -91,6 +88,7 @@ def _comprehension(ev, node: Ast, iterable: Any) -> Any:
     out: list = []
     outer = ev.env
     ev.env = pyvalues.Scope({}, outer)  # (its own scope: a lambda made in it keeps it)
+    ev.env.comprehension = True
     end = object()
     try:
         loops = [iter(iterate(ev, iterable, node))]

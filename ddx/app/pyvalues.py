@@ -34,6 +34,7 @@ class Scope(dict):
         super().__init__(local)
         self.outer = outer
         self.globals_named: set[str] = set()
+        self.comprehension = False  # (a comprehension's own: a walrus binds around it)
 
     def __missing__(self, name: str) -> Any:
         return self.outer[name]

@@ -17,7 +17,7 @@ from .tensor import Tensor
 from .values import Starred, type_name, weak
 
 _PYTHON = frozenset(("lambda", "ifexp", "boolop", "not", "fstr", "comp", "dict", "set", "star",
-                     "dstar"))
+                     "dstar", "walrus"))
 
 # Python's builtins ddx does not provide (input, open, ...): named as unknown, with no
 # look-alike suggested (input is not a misspelt put)

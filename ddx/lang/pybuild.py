@@ -258,6 +258,9 @@ class PythonBuilder(Builder):
             raise DdxSyntaxError(f"unexpected '{op[1]}'", start=op[2], end=op[3])
         return Ast("star", None, (value,), (), op[2], value.oend)
 
+    def walrus(self, lpar, name, op, value, rpar):  # (n := len(xs)) > 2
+        return Ast("walrus", name[1], (value,), (), lpar[2], rpar[3], name[2])
+
     def dict_items(self, *children):  # (k, v, k, v, ...; a **unpacked mapping as one)
         return [x for c in _tokens(children) for x in (c if type(c) is list else [c])]
 
