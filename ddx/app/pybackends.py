@@ -11,14 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DdxTypeError
-from ..graph.tensor import Tensor
+from .pycompat import flag as _flag
 from .pymodules import EXTRA, Native, PyModule
 
 DETERMINISTIC = {"mode": False, "warn_only": False}
-
-
-def _flag(v: Any) -> bool:
-    return bool(v.value.item()) if isinstance(v, Tensor) else bool(v)
 
 
 class Flags:

@@ -33,12 +33,12 @@ def _variable(ev, node, args: list, kw: dict) -> Any:
     """Variable(t, requires_grad=False): the tensor itself, or a new leaf on its values."""
     if len(args) != 1 or not isinstance(args[0], Tensor) or args[0].weak:
         raise DdxTypeError("Variable data has to be a tensor", start=node.pos, end=node.end)
-    flag = kw.get("requires_grad", (False,))[0]
+    wanted = kw.get("requires_grad", (False,))[0]
     t = args[0]
-    if not flag:
+    if not wanted:
         return t
     out = detach(ev, node, t)
-    out.set_requires_grad(bool(flag.value.item() if isinstance(flag, Tensor) else flag))
+    out.set_requires_grad(flag(wanted))
     return out
 
 
@@ -120,8 +120,8 @@ def _legacy_loss(make: Native) -> Native:
             kw = dict(kw)
             size_average = kw.pop("size_average", (None,))[0]
             reduce = kw.pop("reduce", (None,))[0]
-            size_average = True if size_average is None else _flag(size_average)
-            reduce = True if reduce is None else _flag(reduce)
+            size_average = True if size_average is None else flag(size_average)
+            reduce = True if reduce is None else flag(reduce)
             reduction = "none" if not reduce else "mean" if size_average else "sum"
             ev.warnings.append(LEGACY_WARNING.format(reduction))
             kw = {**kw, "reduction": (reduction, node.pos)}
@@ -130,7 +130,8 @@ def _legacy_loss(make: Native) -> Native:
     return Native(make.name, loss)
 
 
-def _flag(v: Any) -> bool:
+def flag(v: Any) -> bool:
+    """A flag argument: a Python bool, or a number or 0-d tensor of one."""
     return bool(v.value.item()) if isinstance(v, Tensor) else bool(v)
 
 
@@ -173,4 +174,4 @@ def register() -> None:
 
 register()
 
-__all__ = ["ACCELERATOR", "DataParallel"]
+__all__ = ["ACCELERATOR", "DataParallel", "flag"]

@@ -18,12 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DdxRuntimeError
-from ..graph import record
 from ..graph.tensor import Tensor
 from . import pycalls, pytree
 from .pyfunc_jac import DEPTH
 from .pyvalues import number_of
-from .pyvmapstate import FRAMES
+from .pyvmapstate import FRAMES, mapped, slice_index
 
 PLAIN = object()  # (apply as outside any transform)
 _SEE = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
@@ -88,13 +87,10 @@ def _place(frame, value: Any) -> Any:
     in_dim None, a tensor made inside the function)."""
     if not isinstance(value, Tensor) or value.weak:
         return None
-    slices = {id(g): k for k, (g, d) in enumerate(zip(frame.given, frame.dims))
-              if d is not None}
-    if id(value) in slices:
-        return slices[id(value)]
-    if any(id(t) in slices for t in record.ancestors(value)):
-        return "?"
-    return None
+    k = slice_index(frame, value)
+    if k is not None:
+        return k
+    return "?" if mapped(value, [frame]) else None
 
 
 def _rule(ev, node, rule, info: VmapInfo, in_dims: list, args: list) -> tuple:

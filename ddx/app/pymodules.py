@@ -12,12 +12,13 @@ import numpy as np
 
 from ..errors import DdxRuntimeError, DdxTypeError
 from ..graph import namespaces, record
+from ..graph.create_args import require_cpu
 from ..graph.namespaces import FUNCTIONAL, LINALG, NN, SPECIAL, TORCH, Namespace
 from ..graph.tensor import Tensor
 from ..graph.values import NO_GRAD, weak
 from ..lang.tree import Ast
 from .pyerrors import PyException
-from .values import Device, python_truth, require_cpu
+from .values import Device, python_truth
 
 
 class GradContext:

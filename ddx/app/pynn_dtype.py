@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DdxRuntimeError
+from ..graph.create_args import require_cpu
 from ..graph.tensor import Tensor
 from ..graph.values import DType
 from .pybuffers import own_buffers
@@ -24,7 +25,7 @@ from .pymodules import EXTRA
 from .pynn import MORE_METHODS, named_modules, own
 from .pyvalues import Instance, type_label
 from .tensor_methods2 import m_to, m_type
-from .values import Device, require_cpu
+from .values import Device
 
 # the layers whose constructor takes PyTorch's factory kwargs (device=None, dtype=None)
 FACTORY_KINDS = frozenset((

@@ -41,12 +41,23 @@ _DYNAMIC_OPS = {"nonzero": "nonzero", "unique": "_unique2", "argwhere": "nonzero
 _NUMBERS = {"item": ITEM, "tolist": NO_STORAGE, "numpy": NO_STORAGE}
 
 
-def mapped(value: Any) -> bool:
-    """Whether ``value`` is a tensor that depends on a running vmap's slices."""
-    if not FRAMES or not isinstance(value, Tensor) or value.weak:
+def mapped(value: Any, frames: list | None = None) -> bool:
+    """Whether ``value`` is a tensor that depends on the slices of a running vmap (of one of
+    ``frames``, all of them by default)."""
+    frames = FRAMES if frames is None else frames
+    if not frames or not isinstance(value, Tensor) or value.weak:
         return False
-    slices = {id(g) for f in FRAMES for g, d in zip(f.given, f.dims) if d is not None}
+    slices = {id(g) for f in frames for g, d in zip(f.given, f.dims) if d is not None}
     return id(value) in slices or any(id(t) in slices for t in record.ancestors(value))
+
+
+def slice_index(frame, value: Any) -> int | None:
+    """Which of ``frame``'s mapped leaves ``value`` is this sample's slice of (the tensor
+    itself), None for anything else."""
+    for k, (g, d) in enumerate(zip(frame.given, frame.dims)):
+        if g is value:
+            return None if d is None else k
+    return None
 
 
 def note_copy(copy: Tensor, of: Tensor) -> None:
@@ -61,9 +72,8 @@ def source_of(frame, value: Any) -> int | None:
     for _ in range(64):  # (nested transforms: a copy of a copy)
         if not isinstance(value, Tensor):
             return None
-        for k, (g, d) in enumerate(zip(frame.given, frame.dims)):
-            if g is value:
-                return None if d is None else k
+        if any(g is value for g in frame.given):
+            return slice_index(frame, value)
         got = frame.copies.get(id(value))
         if got is None or got[0] is not value:
             return None
@@ -118,4 +128,4 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
 
 
 __all__ = ["FRAMES", "check_batch_norm", "check_mask", "check_method", "check_number",
-           "check_truth", "mapped", "note_copy", "source_of"]
+           "check_truth", "mapped", "note_copy", "slice_index", "source_of"]

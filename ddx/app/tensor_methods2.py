@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DdxTypeError, DdxValueError
+from ..graph.create_args import require_cpu
 from ..graph.tensor import Tensor
 from ..graph.values import DType
 from .methods import check_kw
-from .values import Device, PyNumber, Str, require_cpu
+from .values import Device, PyNumber, Str
 
 
 def m_tolist(ev, node, t, args, kw):

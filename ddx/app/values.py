@@ -112,24 +112,6 @@ class Device:
         return hash((self.kind, self.index))
 
 
-NOT_COMPILED = "Torch not compiled with CUDA enabled"
-
-
-def require_cpu(device: Any, what: str = "") -> None:
-    """A tensor or module put on ``device`` (a name or torch.device; None is the CPU): the
-    CPU, or PyTorch's CPU-only build's AssertionError for CUDA, ddx's error for another."""
-    if device is None:
-        return
-    kind = device.kind if isinstance(device, Device) else str(device).split(":")[0]
-    if kind == "cpu":
-        return
-    if kind == "cuda":
-        exc = DdxRuntimeError(NOT_COMPILED)
-        exc.python_kind = "AssertionError"
-        raise exc
-    raise DdxRuntimeError(f"{what}ddx computes on the CPU only, got device='{device}'")
-
-
 def python_truth(value: Any) -> bool:
     if value is None or value is NOTHING:
         return False

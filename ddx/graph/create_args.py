@@ -147,18 +147,28 @@ def checked(node: Ast, shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
-def check_device(node: Ast, kw: dict) -> None:
-    """``device=``: 'cpu' (or a torch.device of it, or None); any other is refused."""
-    device = kw.get("device", ("cpu",))[0]
-    kind = str(getattr(device, "kind", device)).split(":")[0]  # (a name or torch.device)
-    if device is not None and kind == "cuda":  # (PyTorch's CPU build's words)
-        exc = DdxRuntimeError("Torch not compiled with CUDA enabled", start=node.pos,
-                              end=node.end)
+def require_cpu(device: Any, what: str = "") -> None:
+    """A tensor or module put on ``device`` (a name, a torch.device, or None: the CPU): the
+    CPU, or PyTorch's CPU-only build's AssertionError for CUDA, ddx's error for another."""
+    if device is None:
+        return
+    kind = str(getattr(device, "kind", device)).split(":")[0]
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        exc = DdxRuntimeError("Torch not compiled with CUDA enabled")
         exc.python_kind = "AssertionError"
         raise exc
-    if device is not None and kind != "cpu":
-        raise DdxRuntimeError(f"{node.value}(): ddx computes on the CPU only (device='cpu'), "
-                              f"got device={str(device)!r}", start=node.pos, end=node.end)
+    raise DdxRuntimeError(f"{what}ddx computes on the CPU only (device='cpu'), got "
+                          f"device={str(device)!r}")
+
+
+def check_device(node: Ast, kw: dict) -> None:
+    """``device=``: 'cpu' (or a torch.device of it, or None); any other is refused."""
+    try:
+        require_cpu(kw.get("device", ("cpu",))[0], f"{node.value}(): ")
+    except DdxRuntimeError as exc:
+        raise exc.at(node.pos, node.end) from None
 
 
 def options(node: Ast, kw: dict, default) -> tuple[np.dtype, bool]:
